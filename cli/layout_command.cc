@@ -1,0 +1,155 @@
+// kvsim layout: the shape of one KV block in the ND and NZ layouts, their sizes, the NZ
+// padding, and where one (token, head, dim) element lands in each.
+#include <cstdio>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/model_options.h"
+#include "core/capacity.h"
+#include "core/config_reader.h"
+#include "core/text_format.h"
+
+namespace kvsim::cli {
+namespace {
+
+struct LayoutOptions {
+  ModelOptions model;
+  std::string device;
+  std::string dtype = "fp16";
+  uint32_t block_size = 0;
+  std::string locate;  // "TOKEN,HEAD,DIM"
+  bool json = false;
+};
+
+struct Locate {
+  uint64_t token = 0;
+  uint32_t head = 0;
+  uint32_t dim = 0;
+};
+
+StatusOr<Locate> parse_locate(const std::string& text, const BlockLayout& layout) {
+  std::vector<uint64_t> parts;
+  std::stringstream list(text);
+  for (std::string part; std::getline(list, part, ',');) {
+    uint64_t value = 0;
+    Status parsed = parse_uint64(part, &value);
+    if (!parsed.is_ok()) return parsed.with_context("--locate");
+    parts.push_back(value);
+  }
+  if (parts.size() != 3) return Status::invalid_argument("--locate expects TOKEN,HEAD,DIM");
+  if (parts[1] >= layout.kv_heads || parts[2] >= layout.head_dim) {
+    return Status::invalid_argument("--locate: head must be < " + std::to_string(layout.kv_heads) +
+                                    " and dim < " + std::to_string(layout.head_dim));
+  }
+  return Locate{parts[0], static_cast<uint32_t>(parts[1]), static_cast<uint32_t>(parts[2])};
+}
+
+std::string shape_text(const std::array<uint64_t, 3>& shape) {
+  return "[" + std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + ", " +
+         std::to_string(shape[2]) + "]";
+}
+
+void print_text(const ModelSpec& model, DType dtype, const BlockLayout& layout,
+                const std::optional<Locate>& locate) {
+  const double bytes = dtype_bits(dtype) / 8.0;
+  std::printf("One layer's K (or V) block of %s, %s, %u tokens\n\n", model.name.c_str(),
+              std::string(dtype_name(dtype)).c_str(), layout.block_size);
+  std::printf("ND [block_size, kv_heads, head_dim] = %s: %s elements, %s B\n",
+              shape_text(layout.nd_shape()).c_str(), format_count(layout.nd_elements()).c_str(),
+              format_number(layout.nd_elements() * bytes).c_str());
+  std::printf("NZ [ceil(kv_heads*head_dim / n0), ceil(block_size/16)*16, n0] = %s (n0 = %u): "
+              "%s elements, %s B\n",
+              shape_text(layout.nz_shape()).c_str(), layout.nz_width,
+              format_count(layout.nz_elements()).c_str(),
+              format_number(layout.nz_elements() * bytes).c_str());
+  std::printf("NZ padding: %s%% of the NZ block\n",
+              format_fixed(100.0 * layout.nz_padding_fraction(), 2).c_str());
+  if (!locate) return;
+  const uint32_t slot = static_cast<uint32_t>(locate->token % layout.block_size);
+  const uint64_t column = uint64_t{locate->head} * layout.head_dim + locate->dim;
+  std::printf("\nElement (token %llu, head %u, dim %u): block %llu, slot %u\n",
+              static_cast<unsigned long long>(locate->token), locate->head, locate->dim,
+              static_cast<unsigned long long>(locate->token / layout.block_size), slot);
+  std::printf("  ND offset = (slot*kv_heads + head)*head_dim + dim = (%u*%u + %u)*%u + %u = %llu\n",
+              slot, layout.kv_heads, locate->head, layout.head_dim, locate->dim,
+              static_cast<unsigned long long>(layout.nd_offset(slot, locate->head, locate->dim)));
+  std::printf("  NZ offset = ((c/n0)*padded_block + slot)*n0 + c%%n0 with c = %llu: "
+              "((%llu)*%llu + %u)*%u + %llu = %llu\n",
+              static_cast<unsigned long long>(column),
+              static_cast<unsigned long long>(column / layout.nz_width),
+              static_cast<unsigned long long>(layout.nz_padded_block()), slot, layout.nz_width,
+              static_cast<unsigned long long>(column % layout.nz_width),
+              static_cast<unsigned long long>(layout.nz_offset(slot, locate->head, locate->dim)));
+}
+
+nlohmann::json to_json(DType dtype, const BlockLayout& layout, const KvShape& shape,
+                       const std::optional<Locate>& locate) {
+  const double bytes = dtype_bits(dtype) / 8.0;
+  const uint64_t per_block_tensors = uint64_t{shape.num_layers} * shape.num_tensors;
+  nlohmann::json out;
+  out["dtype"] = dtype_name(dtype);
+  out["nd_block_shape"] = layout.nd_shape();
+  out["nz_block_shape"] = layout.nz_shape();
+  out["nz_fractal_width"] = layout.nz_width;
+  out["nd_block_bytes"] = layout.nd_elements() * bytes;
+  out["nz_block_bytes"] = layout.nz_elements() * bytes;
+  out["nd_block_bytes_all_layers_kv"] = layout.nd_elements() * bytes * per_block_tensors;
+  out["nz_block_bytes_all_layers_kv"] = layout.nz_elements() * bytes * per_block_tensors;
+  out["nz_padding_fraction"] = layout.nz_padding_fraction();
+  if (locate) {
+    const uint32_t slot = static_cast<uint32_t>(locate->token % layout.block_size);
+    out["block"] = locate->token / layout.block_size;
+    out["slot"] = slot;
+    out["nd_offset"] = layout.nd_offset(slot, locate->head, locate->dim);
+    out["nz_offset"] = layout.nz_offset(slot, locate->head, locate->dim);
+  }
+  return out;
+}
+
+int run_layout(const LayoutOptions& o) {
+  auto model = resolve_model(o.model);
+  if (!model.is_ok()) return report_error(model.status());
+  auto device = resolve_optional_device(o.device);
+  if (!device.is_ok()) return report_error(device.status());
+  auto dtype = parse_dtype(o.dtype);
+  if (!dtype.is_ok()) return report_error(dtype.status());
+  const DeviceSpec* device_ptr = device->has_value() ? &device->value() : nullptr;
+  const uint32_t block_size = o.block_size > 0        ? o.block_size
+                              : device_ptr != nullptr ? device_ptr->default_block_size
+                                                      : 16;
+  const KvShape shape = kv_shape(*model, 1);
+  const BlockLayout layout = block_layout(shape, block_size, nz_fractal_width(device_ptr, *dtype));
+  std::optional<Locate> locate;
+  if (!o.locate.empty()) {
+    auto parsed = parse_locate(o.locate, layout);
+    if (!parsed.is_ok()) return report_error(parsed.status());
+    locate = *parsed;
+  }
+  if (o.json) {
+    std::printf("%s\n", to_json(*dtype, layout, shape, locate).dump(2).c_str());
+  } else {
+    print_text(*model, *dtype, layout, locate);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_layout_command(CLI::App& app, CommandFn* chosen) {
+  auto options = std::make_shared<LayoutOptions>();
+  CLI::App* command =
+      app.add_subcommand("layout", "one KV block in the ND and NZ layouts, and element offsets");
+  add_model_options(command, &options->model);
+  command->add_option("--device", options->device, "device preset or YAML file (sets n0, block)");
+  command->add_option("--dtype", options->dtype, "KV dtype");
+  command->add_option("--block-size", options->block_size, "tokens per block")
+      ->check(CLI::Range(1u, 1u << 20));
+  command->add_option("--locate", options->locate, "TOKEN,HEAD,DIM: where one element lands");
+  command->add_flag("--json", options->json, "print JSON");
+  command->callback([options, chosen] { *chosen = [options] { return run_layout(*options); }; });
+}
+
+}  // namespace kvsim::cli

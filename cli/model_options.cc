@@ -1,0 +1,51 @@
+#include "cli/model_options.h"
+
+#include "core/presets.h"
+
+namespace kvsim::cli {
+
+void add_model_options(CLI::App* command, ModelOptions* options) {
+  command->add_option("--model", options->model, "model preset name or YAML file");
+  command->add_option("--layers", options->layers, "number of layers (defines or overrides)")
+      ->check(CLI::Range(1, 10000));
+  command->add_option("--kv-heads", options->kv_heads, "KV heads (defines or overrides)")
+      ->check(CLI::Range(1, 65536));
+  command->add_option("--head-dim", options->head_dim, "head dimension (defines or overrides)")
+      ->check(CLI::Range(1, 65536));
+}
+
+StatusOr<ModelSpec> resolve_model(const ModelOptions& options) {
+  ModelSpec model;
+  if (!options.model.empty()) {
+    KVSIM_ASSIGN_OR_RETURN(model, load_model(options.model));
+  } else {
+    if (!options.layers || !options.kv_heads || !options.head_dim) {
+      return Status::invalid_argument(
+          "give --model NAME, or define a model with --layers, --kv-heads and --head-dim");
+    }
+    model.name = "custom";
+    model.num_attention_heads = *options.kv_heads;
+  }
+  if (model.attention == AttentionKind::kMla && (options.kv_heads || options.head_dim)) {
+    return Status::invalid_argument("--kv-heads and --head-dim do not apply to the MLA model '" +
+                                    model.name + "' (its cache holds one latent per layer)");
+  }
+  if (options.layers) model.num_layers = *options.layers;
+  if (options.head_dim) model.head_dim = *options.head_dim;
+  if (options.kv_heads) {
+    model.num_kv_heads = *options.kv_heads;
+    model.attention = model.num_kv_heads == model.num_attention_heads ? AttentionKind::kMha
+                      : model.num_kv_heads == 1                       ? AttentionKind::kMqa
+                                                                      : AttentionKind::kGqa;
+  }
+  KVSIM_RETURN_IF_ERROR(validate_model(model));
+  return model;
+}
+
+StatusOr<std::optional<DeviceSpec>> resolve_optional_device(const std::string& name_or_path) {
+  if (name_or_path.empty()) return std::optional<DeviceSpec>();
+  KVSIM_ASSIGN_OR_RETURN(DeviceSpec device, load_device(name_or_path));
+  return std::optional<DeviceSpec>(std::move(device));
+}
+
+}  // namespace kvsim::cli

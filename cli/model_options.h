@@ -1,0 +1,33 @@
+// Options shared by the commands that take a model: a preset name or YAML path, and/or a
+// model defined (or overridden) by hand with --layers, --kv-heads and --head-dim.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/device_spec.h"
+#include "core/model_spec.h"
+#include "core/status.h"
+
+namespace kvsim::cli {
+
+struct ModelOptions {
+  std::string model;                  // preset name or YAML path; empty = hand-defined
+  std::optional<uint32_t> layers;     // overrides num_layers
+  std::optional<uint32_t> kv_heads;   // overrides num_kv_heads (and the attention kind)
+  std::optional<uint32_t> head_dim;   // overrides head_dim
+};
+
+void add_model_options(CLI::App* command, ModelOptions* options);
+
+// The model the options describe. A hand-defined model (no --model) needs all three shape
+// options and has no parameter count, so device budgets need --kv-budget-bytes.
+StatusOr<ModelSpec> resolve_model(const ModelOptions& options);
+
+// A device preset by name or path; "" gives an empty optional (no device).
+StatusOr<std::optional<DeviceSpec>> resolve_optional_device(const std::string& name_or_path);
+
+}  // namespace kvsim::cli

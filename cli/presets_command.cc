@@ -1,0 +1,99 @@
+// kvsim presets: every embedded model, device, scenario and sweep preset with a one-line
+// summary (and, with --json, the summary fields).
+#include <cstdio>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "core/capacity.h"
+#include "core/presets.h"
+#include "core/text_format.h"
+
+namespace kvsim::cli {
+namespace {
+
+std::string description_of(const ConfigNode& node) {
+  const ConfigNode* description = node.find("description");
+  return description != nullptr && description->is_scalar() ? description->text() : "";
+}
+
+StatusOr<nlohmann::json> model_entry(const std::string& name) {
+  KVSIM_ASSIGN_OR_RETURN(ModelSpec model, load_model(name));
+  const uint64_t bits = kv_bits_per_token(kv_shape(model, 1), KvStorage{});
+  nlohmann::json entry = {{"name", name},
+                          {"attention", attention_kind_name(model.attention)},
+                          {"num_layers", model.num_layers},
+                          {"num_kv_heads", model.num_kv_heads},
+                          {"head_dim", model.head_dim},
+                          {"num_params", model.num_params},
+                          {"kv_bytes_per_token_fp16", bits / 8}};
+  entry["summary"] = std::string(attention_kind_name(model.attention)) + ", " +
+                     std::to_string(model.num_layers) + " layers, " +
+                     std::to_string(model.num_kv_heads) + " KV heads x " +
+                     std::to_string(model.head_dim) + ", " +
+                     format_fixed(model.num_params / 1e9, 2) + "B params, " +
+                     format_count(bits / 8) + " B/token fp16";
+  return entry;
+}
+
+StatusOr<nlohmann::json> device_entry(const std::string& name) {
+  KVSIM_ASSIGN_OR_RETURN(DeviceSpec device, load_device(name));
+  nlohmann::json entry = {{"name", name},
+                          {"vendor", device.vendor},
+                          {"memory_bytes", device.memory_bytes},
+                          {"memory_bandwidth_gbps", device.memory_bandwidth_gbps},
+                          {"fp16_tflops", device.fp16_tflops},
+                          {"kv_layout", kv_layout_name(device.kv_layout)},
+                          {"default_block_size", device.default_block_size}};
+  entry["summary"] = device.vendor + ", " + format_bytes(device.memory_bytes) + ", " +
+                     format_number(device.memory_bandwidth_gbps) + " GB/s, " +
+                     format_number(device.fp16_tflops) + " TFLOPS fp16, " +
+                     std::string(kv_layout_name(device.kv_layout)) + " layout, block " +
+                     std::to_string(device.default_block_size);
+  return entry;
+}
+
+StatusOr<nlohmann::json> described_entry(PresetKind kind, const std::string& name) {
+  KVSIM_ASSIGN_OR_RETURN(ConfigNode node, load_preset_node(kind, name));
+  return nlohmann::json{{"name", name}, {"summary", description_of(node)}};
+}
+
+int run_presets(bool json) {
+  nlohmann::json out;
+  for (PresetKind kind :
+       {PresetKind::kModel, PresetKind::kDevice, PresetKind::kScenario, PresetKind::kSweep}) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const std::string& name : preset_names(kind)) {
+      auto entry = kind == PresetKind::kModel    ? model_entry(name)
+                   : kind == PresetKind::kDevice ? device_entry(name)
+                                                 : described_entry(kind, name);
+      if (!entry.is_ok()) return report_error(entry.status());
+      list.push_back(*entry);
+    }
+    out[std::string(preset_dir(kind))] = list;
+  }
+  if (json) {
+    std::printf("%s\n", out.dump(2).c_str());
+    return kExitOk;
+  }
+  for (const auto& [dir, list] : out.items()) {
+    std::printf("%s:\n", dir.c_str());
+    for (const auto& entry : list) {
+      std::printf("  %-16s %s\n", entry["name"].get<std::string>().c_str(),
+                  entry["summary"].get<std::string>().c_str());
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_presets_command(CLI::App& app, CommandFn* chosen) {
+  auto json = std::make_shared<bool>(false);
+  CLI::App* command = app.add_subcommand("presets", "list the embedded presets");
+  command->add_flag("--json", *json, "print JSON");
+  command->callback([json, chosen] { *chosen = [json] { return run_presets(*json); }; });
+}
+
+}  // namespace kvsim::cli

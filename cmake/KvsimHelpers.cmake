@@ -1,0 +1,42 @@
+# Shared build settings: warnings, sanitizers and the one helper that declares a test.
+
+# kvsim_target_settings(<target>): warnings (errors when KVSIM_WERROR) and sanitizers.
+function(kvsim_target_settings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow
+                                           -Wnon-virtual-dtor -Wold-style-cast)
+  if(KVSIM_NATIVE AND NOT KVSIM_SANITIZE)
+    target_compile_options(${target} PRIVATE -march=native)
+  endif()
+  if(KVSIM_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+  if(KVSIM_SANITIZE)
+    target_compile_options(${target} PRIVATE -fsanitize=address,undefined
+                                             -fno-sanitize-recover=undefined
+                                             -fno-omit-frame-pointer)
+    target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+  endif()
+endfunction()
+
+# kvsim_library(<name> SOURCES ... DEPS ...): a static library whose headers are
+# included as "<folder>/<file>.h" from the project root.
+function(kvsim_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  kvsim_target_settings(${name})
+endfunction()
+
+# kvsim_test(<name> SOURCES ... DEPS ... [LABELS ...]): a GoogleTest executable registered
+# with CTest. Tests find ../shared through KVSIM_DATA_DIR (default: <source>/../shared).
+function(kvsim_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest GTest::gtest_main)
+  kvsim_target_settings(${name})
+  gtest_discover_tests(${name}
+    PROPERTIES LABELS "${ARG_LABELS}"
+    ENVIRONMENT "KVSIM_SOURCE_DIR=${PROJECT_SOURCE_DIR};KVSIM_BINARY_DIR=${PROJECT_BINARY_DIR}"
+    DISCOVERY_TIMEOUT 60)
+endfunction()

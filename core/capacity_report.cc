@@ -1,0 +1,188 @@
+#include "core/capacity_report.h"
+
+#include <sstream>
+
+#include "core/text_format.h"
+
+namespace kvsim {
+namespace {
+
+std::string bytes_line(uint64_t bytes) {
+  return format_count(bytes) + " B (" + format_bytes(bytes) + ")";
+}
+
+// "bits / 8" as bytes, with a fraction when sub-byte dtypes leave one.
+std::string bits_as_bytes(uint64_t bits) {
+  if (bits % 8 == 0) return format_count(bits / 8);
+  return format_number(static_cast<double>(bits) / 8.0);
+}
+
+std::string dtype_bytes(DType dtype) {
+  return format_number(dtype_bits(dtype) / 8.0);
+}
+
+void describe_inputs(const ModelSpec& model, const DeviceSpec* device, const CapacityQuery& query,
+                     const CapacityResult& r, std::ostringstream& out) {
+  out << "Model   " << model.name << " (" << attention_kind_name(model.attention) << ", "
+      << model.num_layers << " layers, " << model.num_attention_heads << " query / "
+      << model.num_kv_heads << " KV heads x " << model.head_dim;
+  if (model.sliding_window_tokens > 0) out << ", sliding window " << model.sliding_window_tokens;
+  out << ")\n";
+  if (device != nullptr) {
+    out << "Device  " << device->name << " (" << format_bytes(device->memory_bytes) << ", "
+        << kv_layout_name(device->kv_layout) << " layout, KV memory factor "
+        << format_number(device->kv_memory_factor) << ")\n";
+  } else {
+    out << "Device  none given: device-dependent answers are left out\n";
+  }
+  out << "KV      " << dtype_name(query.kv.dtype);
+  if (query.kv.quant_group > 0) out << " with an fp16 scale + zero per " << query.kv.quant_group << " elements";
+  out << ", block " << r.block_size << " tokens, TP " << query.tp << ", weights "
+      << dtype_name(query.weight_dtype) << "\n\n";
+}
+
+void explain_token_bytes(const ModelSpec& model, const CapacityQuery& query,
+                         const CapacityResult& r, std::ostringstream& out) {
+  const KvShape& s = r.shape_model;
+  out << "KV bytes per token (whole model)\n";
+  if (model.attention == AttentionKind::kMla) {
+    out << "  = layers x (kv_lora_rank + qk_rope_head_dim) x bytes(" << dtype_name(query.kv.dtype)
+        << ")\n  = " << s.num_layers << " x (" << model.kv_lora_rank << " + "
+        << model.qk_rope_head_dim << ") x " << dtype_bytes(query.kv.dtype);
+  } else {
+    out << "  = 2 (K and V) x layers x kv_heads x head_dim x bytes(" << dtype_name(query.kv.dtype)
+        << ")\n  = 2 x " << s.num_layers << " x " << s.heads << " x " << s.vector_elements
+        << " x " << dtype_bytes(query.kv.dtype);
+  }
+  if (query.kv.quant_group > 0) {
+    out << "  + scales: " << s.num_tensors * s.heads << " vectors x " << s.num_layers
+        << " layers x ceil(" << s.vector_elements << " / " << query.kv.quant_group << ") x 4 B";
+  }
+  out << "\n  = " << bits_as_bytes(r.kv_bits_per_token) << " B\n";
+  if (query.tp > 1) {
+    out << "  per device with TP " << query.tp << ": " << r.shape_per_device.heads
+        << " KV heads -> " << bits_as_bytes(r.kv_bits_per_token_per_device) << " B\n";
+  }
+}
+
+void explain_block_and_request(const CapacityQuery& query, const CapacityResult& r,
+                               std::ostringstream& out) {
+  out << "KV bytes per block (one device)\n  = bytes per token x block_size = "
+      << bits_as_bytes(r.kv_bits_per_token_per_device) << " x " << r.block_size << " = "
+      << bytes_line(r.kv_bytes_per_block_nd) << "\n";
+  if (r.nz) {
+    const BlockLayout layout = block_layout(r.shape_per_device, r.block_size, r.nz_width);
+    const auto shape = layout.nz_shape();
+    out << "  NZ layout pads each layer's K and V block to [" << shape[0] << ", " << shape[1]
+        << ", " << shape[2] << "] = [ceil(" << layout.columns() << " / " << r.nz_width
+        << "), ceil(" << r.block_size << " / 16) x 16, " << r.nz_width << "]\n  -> "
+        << bytes_line(r.kv_bytes_per_block) << ", padding "
+        << format_fixed(100.0 * layout.nz_padding_fraction(), 1) << "%\n";
+  }
+  out << "KV bytes for the request (" << format_count(query.batch) << " x "
+      << format_count(r.tokens_kept_per_seq) << " tokens";
+  if (r.tokens_kept_per_seq < r.seq_len) out << " kept of " << format_count(r.seq_len);
+  out << ")\n  = batch x tokens x bytes per token = " << bytes_line(r.kv_bytes_for_request)
+      << "\n";
+}
+
+void explain_budget(const ModelSpec& model, const DeviceSpec* device, const CapacityQuery& query,
+                    const CapacityResult& r, std::ostringstream& out) {
+  if (r.weight_bytes) {
+    out << "Weights per device\n  = params x bytes(" << dtype_name(query.weight_dtype)
+        << ") / TP = " << format_count(model.num_params) << " x "
+        << dtype_bytes(query.weight_dtype) << " / " << query.tp << " = "
+        << bytes_line(*r.weight_bytes) << "\n";
+  }
+  if (query.kv_budget_bytes) {
+    out << "KV budget per device (given) = " << bytes_line(*r.kv_budget_bytes) << "\n";
+    return;
+  }
+  if (device == nullptr || !r.kv_budget_bytes) return;
+  out << "Activation reserve";
+  if (query.reserve_bytes) {
+    out << " (given)";
+  } else {
+    out << "\n  = tokens x (4 x hidden + 2 x intermediate / TP) x bytes + seqs x vocab x 4\n  = "
+        << query.activation_tokens << " x (4 x " << model.hidden_size << " + 2 x "
+        << model.intermediate_size << " / " << query.tp << ") x "
+        << dtype_bytes(query.weight_dtype) << " + " << query.activation_seqs << " x "
+        << model.vocab_size << " x 4";
+  }
+  out << " = " << bytes_line(*r.reserve_bytes) << "\n";
+  out << "KV budget per device\n  = (memory x mem_fraction - weights - reserve) x kv_memory_factor"
+      << "\n  = (" << format_count(device->memory_bytes) << " x "
+      << format_number(query.mem_fraction) << " - " << format_count(*r.weight_bytes) << " - "
+      << format_count(*r.reserve_bytes) << ") x " << format_number(device->kv_memory_factor)
+      << "\n  = " << bytes_line(*r.kv_budget_bytes)
+      << (r.budget_negative ? "  (weights and reserve exceed the memory: nothing fits)" : "")
+      << "\n";
+}
+
+void explain_counts(const ModelSpec& model, const CapacityQuery& query, const CapacityResult& r,
+                    std::ostringstream& out) {
+  if (!r.num_blocks) return;
+  const uint64_t blocks_per_seq = (r.tokens_kept_per_seq + r.block_size - 1) / r.block_size;
+  out << "Blocks = floor(budget / bytes per block) = floor(" << format_count(*r.kv_budget_bytes)
+      << " / " << format_count(r.kv_bytes_per_block) << ") = " << format_count(*r.num_blocks)
+      << "\nMax tokens = blocks x block_size = " << format_count(*r.max_tokens)
+      << "\nMax sequences of " << format_count(r.seq_len) << " tokens = floor(blocks / ceil("
+      << format_count(r.tokens_kept_per_seq) << " / " << r.block_size << ")) = floor("
+      << format_count(*r.num_blocks) << " / " << format_count(blocks_per_seq)
+      << ") = " << format_count(*r.max_batch_at_seq_len) << "\nMax tokens per sequence at batch "
+      << format_count(query.batch) << " = floor(blocks / batch) x block_size = "
+      << format_count(*r.max_seq_len_at_batch);
+  if (r.max_seq_len_capped) {
+    out << " (capped at the model's " << format_count(model.max_position_embeddings)
+        << " positions)";
+  }
+  out << "\n";
+}
+
+}  // namespace
+
+std::string capacity_report(const ModelSpec& model, const DeviceSpec* device,
+                            const CapacityQuery& query, const CapacityResult& result) {
+  std::ostringstream out;
+  describe_inputs(model, device, query, result, out);
+  explain_token_bytes(model, query, result, out);
+  explain_block_and_request(query, result, out);
+  explain_budget(model, device, query, result, out);
+  explain_counts(model, query, result, out);
+  return out.str();
+}
+
+std::string capacity_table(const ModelSpec& model, const CapacityQuery& query,
+                           const std::vector<CapacityRow>& rows) {
+  std::ostringstream out;
+  char line[256];
+  const uint64_t seq_len = rows.empty() ? 0 : rows.front().result.seq_len;
+  out << "KV cache capacity of " << model.name << " (" << dtype_name(query.kv.dtype)
+      << " KV, " << dtype_name(query.weight_dtype) << " weights, TP " << query.tp
+      << ", mem_fraction " << format_number(query.mem_fraction) << ")\n\n";
+  std::snprintf(line, sizeof line, "%-14s %4s %6s %12s %12s %12s %10s %14s %12s\n", "device",
+                "kv", "block", "memory", "weights", "KV budget", "blocks", "max tokens",
+                ("seqs@" + format_count(seq_len)).c_str());
+  out << line;
+  for (const CapacityRow& row : rows) {
+    const CapacityResult& r = row.result;
+    const auto opt_bytes = [](const std::optional<uint64_t>& v) {
+      return v ? format_bytes(*v) : std::string("-");
+    };
+    const auto opt_count = [](const std::optional<uint64_t>& v) {
+      return v ? format_count(*v) : std::string("-");
+    };
+    std::snprintf(line, sizeof line, "%-14s %4s %6u %12s %12s %12s %10s %14s %12s\n",
+                  row.device->name.c_str(), r.nz ? "nz" : "nd", r.block_size,
+                  format_bytes(row.device->memory_bytes).c_str(), opt_bytes(r.weight_bytes).c_str(),
+                  opt_bytes(r.kv_budget_bytes).c_str(), opt_count(r.num_blocks).c_str(),
+                  opt_count(r.max_tokens).c_str(), opt_count(r.max_batch_at_seq_len).c_str());
+    out << line;
+  }
+  out << "\nKV budget = (memory x mem_fraction - weights - activation reserve) x kv_memory_factor;"
+         "\nblocks = floor(budget / bytes per block); run with one --device for the full "
+         "derivation.\n";
+  return out.str();
+}
+
+}  // namespace kvsim

@@ -1,0 +1,211 @@
+#include "core/config_reader.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+#include "core/names.h"
+
+namespace kvsim {
+namespace {
+
+// Parses "7e9" / "1.5e3" as an exact integer; false when not integral or out of range.
+bool parse_scientific_integer(std::string_view text, long double limit, long double* out) {
+  if (text.find_first_of("eE") == std::string_view::npos) return false;
+  std::string copy(text);
+  char* end = nullptr;
+  const long double value = std::strtold(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || !std::isfinite(value)) return false;
+  if (value != std::floor(value) || std::fabs(value) > limit) return false;
+  *out = value;
+  return true;
+}
+
+template <typename T>
+std::string range_text(T min, T max) {
+  std::ostringstream text;
+  text << "[" << min << ", " << max << "]";
+  return text.str();
+}
+
+}  // namespace
+
+Status parse_uint64(std::string_view text, uint64_t* out) {
+  uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error == std::errc() && end == text.data() + text.size() && !text.empty()) {
+    *out = value;
+    return Status::ok();
+  }
+  if (error == std::errc::result_out_of_range) {
+    return Status::invalid_argument("'" + std::string(text) + "' does not fit in 64 bits");
+  }
+  long double scientific = 0;
+  if (!text.empty() && text[0] != '-' &&
+      parse_scientific_integer(text, 18446744073709549568.0L, &scientific)) {
+    *out = static_cast<uint64_t>(scientific);
+    return Status::ok();
+  }
+  return Status::invalid_argument("expected a non-negative integer, got '" + std::string(text) +
+                                  "'");
+}
+
+Status parse_int64(std::string_view text, int64_t* out) {
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error == std::errc() && end == text.data() + text.size() && !text.empty()) {
+    *out = value;
+    return Status::ok();
+  }
+  if (error == std::errc::result_out_of_range) {
+    return Status::invalid_argument("'" + std::string(text) + "' does not fit in 64 bits");
+  }
+  long double scientific = 0;
+  if (parse_scientific_integer(text, 9223372036854774784.0L, &scientific)) {
+    *out = static_cast<int64_t>(scientific);
+    return Status::ok();
+  }
+  return Status::invalid_argument("expected an integer, got '" + std::string(text) + "'");
+}
+
+Status parse_double(std::string_view text, double* out) {
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || text.empty() ||
+      !std::isfinite(value)) {
+    return Status::invalid_argument("expected a finite number, got '" + std::string(text) + "'");
+  }
+  *out = value;
+  return Status::ok();
+}
+
+Status parse_bool(std::string_view text, bool* out) {
+  if (text == "true" || text == "yes" || text == "on") {
+    *out = true;
+    return Status::ok();
+  }
+  if (text == "false" || text == "no" || text == "off") {
+    *out = false;
+    return Status::ok();
+  }
+  return Status::invalid_argument("expected true or false, got '" + std::string(text) + "'");
+}
+
+ConfigReader::ConfigReader(const ConfigNode& node, std::string what)
+    : node_(node), what_(std::move(what)) {
+  if (!node_.is_map()) fail(node_, "expected a map of fields for " + what_);
+}
+
+const ConfigNode* ConfigReader::scalar_field(std::string_view key, bool required) {
+  allow(key);
+  if (!status_.is_ok()) return nullptr;
+  const ConfigNode* field = node_.find(key);
+  if (field == nullptr || field->is_null()) {
+    if (required) fail("missing required field '" + std::string(key) + "' in " + what_);
+    return nullptr;
+  }
+  if (!field->is_scalar()) {
+    fail(*field, "field '" + std::string(key) + "' must be a single value");
+    return nullptr;
+  }
+  return field;
+}
+
+template <typename T>
+void ConfigReader::read_number(std::string_view key, T* out, T min, T max, bool required) {
+  const ConfigNode* field = scalar_field(key, required);
+  if (field == nullptr) return;
+  Status parsed;
+  T value{};
+  if constexpr (std::is_same_v<T, double>) {
+    parsed = parse_double(field->text(), &value);
+  } else if constexpr (std::is_signed_v<T>) {
+    int64_t wide = 0;
+    parsed = parse_int64(field->text(), &wide);
+    value = static_cast<T>(wide);
+    if (parsed.is_ok() && (wide < min || wide > max)) parsed = Status::invalid_argument("");
+  } else {
+    uint64_t wide = 0;
+    parsed = parse_uint64(field->text(), &wide);
+    if (parsed.is_ok() && (wide < min || wide > max)) parsed = Status::invalid_argument("");
+    value = static_cast<T>(wide);
+  }
+  if (parsed.is_ok() && (value < min || value > max)) parsed = Status::invalid_argument("");
+  if (!parsed.is_ok()) {
+    fail(*field, "field '" + std::string(key) + "' must be a number in " + range_text(min, max) +
+                     ", got '" + field->text() + "'");
+    return;
+  }
+  *out = value;
+}
+
+void ConfigReader::required(std::string_view key, uint32_t* out, uint32_t min, uint32_t max) {
+  read_number(key, out, min, max, true);
+}
+void ConfigReader::required(std::string_view key, uint64_t* out, uint64_t min, uint64_t max) {
+  read_number(key, out, min, max, true);
+}
+void ConfigReader::required(std::string_view key, double* out, double min, double max) {
+  read_number(key, out, min, max, true);
+}
+void ConfigReader::optional(std::string_view key, uint32_t* out, uint32_t min, uint32_t max) {
+  read_number(key, out, min, max, false);
+}
+void ConfigReader::optional(std::string_view key, uint64_t* out, uint64_t min, uint64_t max) {
+  read_number(key, out, min, max, false);
+}
+void ConfigReader::optional(std::string_view key, int64_t* out, int64_t min, int64_t max) {
+  read_number(key, out, min, max, false);
+}
+void ConfigReader::optional(std::string_view key, double* out, double min, double max) {
+  read_number(key, out, min, max, false);
+}
+
+void ConfigReader::required(std::string_view key, std::string* out) {
+  if (const ConfigNode* field = scalar_field(key, true)) *out = field->text();
+}
+
+void ConfigReader::optional(std::string_view key, std::string* out) {
+  if (const ConfigNode* field = scalar_field(key, false)) *out = field->text();
+}
+
+void ConfigReader::optional(std::string_view key, bool* out) {
+  optional_with(key, out, parse_bool);
+}
+
+const ConfigNode* ConfigReader::child(std::string_view key) {
+  allow(key);
+  if (!status_.is_ok()) return nullptr;
+  const ConfigNode* field = node_.find(key);
+  return (field == nullptr || field->is_null()) ? nullptr : field;
+}
+
+void ConfigReader::allow(std::string_view key) {
+  if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.emplace_back(key);
+}
+
+bool ConfigReader::has(std::string_view key) const {
+  const ConfigNode* field = node_.find(key);
+  return field != nullptr && !field->is_null();
+}
+
+void ConfigReader::fail(const ConfigNode& node, const std::string& message) {
+  if (status_.is_ok()) status_ = error_at(node.mark(), message);
+}
+
+void ConfigReader::fail(const std::string& message) { fail(node_, message); }
+
+Status ConfigReader::finish() {
+  if (!status_.is_ok() || !node_.is_map()) return status_;
+  for (const ConfigNode::Entry& entry : node_.entries()) {
+    if (std::find(known_.begin(), known_.end(), entry.first) != known_.end()) continue;
+    std::vector<std::string> valid = known_;
+    std::sort(valid.begin(), valid.end());
+    fail(entry.second, unknown_name_message("field in " + what_, entry.first, valid));
+    break;
+  }
+  return status_;
+}
+
+}  // namespace kvsim

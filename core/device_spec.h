@@ -1,0 +1,61 @@
+// DeviceSpec: one accelerator as the capacity planner and the cost model see it.
+//
+// Loaded once from YAML (core/preset_loader.h), validated there, immutable afterwards.
+// Units: bytes for memory, GB/s (10^9 bytes per second) for every *_gbps bandwidth,
+// 10^12 operations per second for TFLOPS/TOPS. All figures are per device (one chip).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/status.h"
+
+namespace kvsim {
+
+enum class KvLayout : uint8_t {
+  kNd,  // [block_size, kv_heads, head_dim] row-major (NVIDIA, Ascend 910)
+  kNz,  // fractal [ceil(kv_heads*head_dim/n0), ceil(block_size/16)*16, n0] (Ascend 310P)
+};
+
+std::string_view kv_layout_name(KvLayout layout);
+StatusOr<KvLayout> parse_kv_layout(std::string_view name);
+
+struct DeviceSpec {
+  std::string name;    // preset name, e.g. "a100-80g"
+  std::string vendor;  // "nvidia", "huawei"
+  std::string source;  // datasheet citation; derived figures say how they were derived
+
+  uint64_t memory_bytes = 0;            // device memory; YAML gives memory_gib or memory_gb
+  double memory_bandwidth_gbps = 0;     // peak device-memory bandwidth, GB/s
+  double fp16_tflops = 0;               // dense FP16 tensor throughput
+  double bf16_tflops = 0;               // dense BF16 throughput; 0 where unsupported
+  double int8_tops = 0;                 // dense INT8 throughput
+  double interconnect_gbps = 0;         // device-to-device (NVLink/HCCS), per device, GB/s
+  double host_link_gbps = 0;            // device<->host (PCIe), one direction, GB/s
+
+  KvLayout kv_layout = KvLayout::kNd;
+  // NZ only: fractal width n0 in elements per KV dtype (16 for 16-bit types, 32 for int8).
+  std::vector<std::pair<DType, uint32_t>> nz_fractal_width;
+  std::vector<DType> kv_dtypes;  // KV dtypes the device supports (NZ chips have no bf16)
+  // Share of the free memory that may hold KV cache (vllm-ascend gives 310P half: 0.5).
+  double kv_memory_factor = 1.0;
+  uint32_t default_block_size = 16;  // tokens per block: 16 on NVIDIA, 128 on Ascend
+  double price_per_hour_usd = 0;     // optional, for cost per token in SLO sweeps; 0 = unknown
+};
+
+// Checks ranges and consistency (NZ devices name a fractal width for each KV dtype).
+Status validate_device(const DeviceSpec& device);
+
+// True when `dtype` is in device.kv_dtypes.
+bool supports_kv_dtype(const DeviceSpec& device, DType dtype);
+
+// The NZ fractal width n0 for `dtype` on `device`; when the device does not name one
+// (an ND device, used to show what NZ would look like), 32 bytes of elements:
+// 16 for 16-bit types, 32 for 8-bit, 64 for int4, 8 for fp32.
+uint32_t nz_fractal_width(const DeviceSpec* device, DType dtype);
+
+}  // namespace kvsim

@@ -1,0 +1,113 @@
+// The capacity, layout and presets commands as a user runs them: exit codes, JSON keys and
+// exact numbers, and clear messages for bad input.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/run_cli.h"
+
+namespace kvsim::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using nlohmann::json;
+
+json run_json(const std::string& args) {
+  const CliResult result = run_kvsim(args + " --json");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  return json::parse(result.out, nullptr, /*allow_exceptions=*/false);
+}
+
+TEST(CapacityCliTest, JsonHasTheDocumentedKeysAndExactFigures) {
+  const json out = run_json("capacity --model gpt3-175b --batch 16 --seq-len 1024");
+  EXPECT_EQ(out["kv_bytes_for_request"], 77'309'411'328ull);
+  EXPECT_EQ(out["kv_bytes_per_token"], 4'718'592u);
+  EXPECT_TRUE(out["num_blocks"].is_null());  // no device
+  for (const char* key : {"kv_bytes_per_token", "kv_bytes_per_block", "kv_bytes_for_request",
+                          "weight_bytes", "kv_budget_bytes", "num_blocks", "max_tokens",
+                          "max_batch_at_seq_len", "max_seq_len_at_batch"}) {
+    EXPECT_TRUE(out.contains(key)) << key;
+  }
+}
+
+TEST(CapacityCliTest, HandDefinedModelAndDevice) {
+  const json out = run_json(
+      "capacity --layers 32 --kv-heads 16 --head-dim 128 --seq-len 1024 --device a100-80g "
+      "--kv-budget-bytes 1073741824");
+  EXPECT_EQ(out["kv_bytes_for_request"], 268'435'456u);
+  EXPECT_EQ(out["kv_bytes_per_block"], 262'144u * 16);
+  EXPECT_EQ(out["num_blocks"], 1'073'741'824u / (262'144u * 16));
+  EXPECT_EQ(out["max_tokens"], 1'073'741'824u / 262'144u);
+}
+
+TEST(CapacityCliTest, TextShowsTheFormulaWithNumbers) {
+  const CliResult result = run_kvsim("capacity --model llama3-8b --device a100-80g");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("= 2 x 32 x 8 x 128 x 2"));
+  EXPECT_THAT(result.out, HasSubstr("= 131,072 B"));
+  EXPECT_THAT(result.out, HasSubstr("(memory x mem_fraction - weights - reserve)"));
+}
+
+TEST(CapacityCliTest, AllDevicesTable) {
+  const CliResult result = run_kvsim("capacity --model llama3-8b --device all");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("ascend-310p3"));
+  EXPECT_THAT(result.out, HasSubstr("h200"));
+  const json all = run_json("capacity --model llama3-8b --device all");
+  ASSERT_TRUE(all.is_array());
+  EXPECT_EQ(all.size(), 10u);
+}
+
+TEST(CapacityCliTest, BadInputExitsWithTwoAndAMessage) {
+  CliResult result = run_kvsim("capacity --model llama3-9b");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("did you mean 'llama3-8b'"));
+  result = run_kvsim("capacity --model llama3-8b --device h300");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("valid: a100-40g"));
+  result = run_kvsim("capacity --model llama3-8b --dtype fp12");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("unknown dtype 'fp12'"));
+  result = run_kvsim("capacity --model llama3-8b --batch -3");
+  EXPECT_EQ(result.exit_code, 2);
+  result = run_kvsim("capacity --model llama3-8b --batch 99999999999999999999999");
+  EXPECT_EQ(result.exit_code, 2);
+  result = run_kvsim("capacity --model llama3-8b --device ascend-310p3 --dtype bf16");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("does not store KV as bf16"));
+  result = run_kvsim("capacity --model /nonexistent/model.yaml");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("cannot open '/nonexistent/model.yaml'"));
+  result = run_kvsim("capacity");
+  EXPECT_EQ(result.exit_code, 2);
+}
+
+TEST(LayoutCliTest, LocateGivesBothOffsets) {
+  const json out = run_json(
+      "layout --model llama3-8b --device ascend-310p3 --block-size 128 --locate 300,2,5");
+  EXPECT_EQ(out["nd_block_shape"], json::array({128, 8, 128}));
+  EXPECT_EQ(out["nz_block_shape"], json::array({64, 128, 16}));
+  EXPECT_EQ(out["block"], 2);
+  EXPECT_EQ(out["slot"], 44);
+  EXPECT_EQ(out["nd_offset"], (44 * 8 + 2) * 128 + 5);
+  const int c = 2 * 128 + 5;
+  EXPECT_EQ(out["nz_offset"], ((c / 16) * 128 + 44) * 16 + c % 16);
+  EXPECT_EQ(out["nz_padding_fraction"], 0.0);
+  EXPECT_EQ(out["nd_block_bytes"], 128 * 8 * 128 * 2);
+}
+
+TEST(LayoutCliTest, RejectsOutOfRangeLocate) {
+  const CliResult result = run_kvsim("layout --model llama3-8b --locate 1,8,0");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("head must be < 8"));
+}
+
+TEST(PresetsCliTest, ListsEveryKind) {
+  const json out = run_json("presets");
+  EXPECT_EQ(out["models"].size(), 12u);
+  EXPECT_EQ(out["devices"].size(), 10u);
+  EXPECT_TRUE(out.contains("scenarios"));
+}
+
+}  // namespace
+}  // namespace kvsim::testing
