@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <string>
 
+#include "core/data_dir.h"
+
 namespace kvsim::testing {
 
 inline std::filesystem::path source_dir() {
@@ -13,10 +15,8 @@ inline std::filesystem::path source_dir() {
   return dir != nullptr ? std::filesystem::path(dir) : std::filesystem::current_path();
 }
 
-inline std::filesystem::path data_dir() {
-  if (const char* dir = std::getenv("KVSIM_DATA_DIR")) return dir;
-  return source_dir() / ".." / "shared";
-}
+// The same folder the libraries use (core/data_dir.h).
+inline std::filesystem::path data_dir() { return ::kvsim::data_dir(); }
 
 }  // namespace kvsim::testing
 
