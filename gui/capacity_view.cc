@@ -14,6 +14,7 @@
 
 #include "core/presets.h"
 #include "gui/capacity_plots.h"
+#include "gui/form_widgets.h"
 #include "gui/plot_panel.h"
 
 namespace kvsim::gui {
@@ -22,19 +23,6 @@ namespace {
 const char* const kDefaultModel = "llama3-8b";
 const char* const kDefaultDevices[] = {"a100-80g", "h100-sxm", "h200", "ascend-910b3",
                                        "ascend-310p3"};
-
-QStringList preset_list(PresetKind kind) {
-  QStringList out;
-  for (const std::string& name : preset_names(kind)) out << QString::fromStdString(name);
-  return out;
-}
-
-QComboBox* dtype_combo(QWidget* parent) {
-  auto* combo = new QComboBox(parent);
-  for (DType dtype : all_dtypes()) combo->addItem(QString::fromStdString(std::string(dtype_name(dtype))));
-  combo->setCurrentText("fp16");
-  return combo;
-}
 
 }  // namespace
 
@@ -68,18 +56,13 @@ QWidget* CapacityView::build_controls() {
   auto* box = new QWidget(this);
   box->setMaximumWidth(280);
   auto* form = new QFormLayout;
-  model_ = new QComboBox(box);
-  model_->setObjectName("capacity_model");
-  model_->setEditable(true);
-  model_->addItems(preset_list(PresetKind::kModel));
-  model_->setCurrentText(kDefaultModel);
-  model_->setToolTip("a model preset, or the path of a model YAML file");
+  model_ = preset_combo(box, PresetKind::kModel, "capacity_model", kDefaultModel);
   form->addRow("Model", model_);
 
   devices_ = new QListWidget(box);
   devices_->setObjectName("capacity_devices");
-  for (const QString& name : preset_list(PresetKind::kDevice)) {
-    auto* item = new QListWidgetItem(name, devices_);
+  for (const std::string& name : preset_names(PresetKind::kDevice)) {
+    auto* item = new QListWidgetItem(QString::fromStdString(name), devices_);
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(Qt::Unchecked);
   }
@@ -90,12 +73,9 @@ QWidget* CapacityView::build_controls() {
   }
   form->addRow("Devices", devices_);
 
-  dtype_ = dtype_combo(box);
-  dtype_->setObjectName("capacity_dtype");
+  dtype_ = dtype_combo(box, "capacity_dtype", "fp16");
   form->addRow("KV dtype", dtype_);
-  tp_ = new QSpinBox(box);
-  tp_->setObjectName("capacity_tp");
-  tp_->setRange(1, 256);
+  tp_ = int_spin(box, "capacity_tp", 1, 256);
   form->addRow("TP", tp_);
   mem_fraction_ = new QDoubleSpinBox(box);
   mem_fraction_->setObjectName("capacity_mem_fraction");
@@ -104,24 +84,17 @@ QWidget* CapacityView::build_controls() {
   mem_fraction_->setDecimals(3);
   mem_fraction_->setValue(0.9);
   form->addRow("Memory fraction", mem_fraction_);
-  block_size_ = new QSpinBox(box);
-  block_size_->setObjectName("capacity_block_size");
-  block_size_->setRange(0, 4096);
+  block_size_ = int_spin(box, "capacity_block_size", 0, 4096);
   block_size_->setSpecialValueText("device default");
   form->addRow("Block size", block_size_);
-  seq_len_ = new QSpinBox(box);
-  seq_len_->setObjectName("capacity_seq_len");
-  seq_len_->setRange(0, 1 << 24);
+  seq_len_ = int_spin(box, "capacity_seq_len", 0, 1 << 24);
   seq_len_->setSpecialValueText("model max");
   form->addRow("Sequence length", seq_len_);
   report_device_ = new QComboBox(box);
   report_device_->setObjectName("capacity_report_device");
   form->addRow("Formula for", report_device_);
 
-  error_ = new QLabel(box);
-  error_->setObjectName("capacity_error");
-  error_->setWordWrap(true);
-  error_->setStyleSheet("color: #b00020;");
+  error_ = error_label(box, "capacity_error");
   auto* column = new QVBoxLayout(box);
   column->addLayout(form);
   column->addWidget(error_);
@@ -182,11 +155,7 @@ QList<PlotPanel*> CapacityView::panels() const { return {memory_panel_, sequence
 void CapacityView::recompute() {
   if (updating_) return;
   auto answer = compute_capacity_view(input());
-  if (!answer.is_ok()) {
-    error_->setText(QString::fromStdString(answer.status().message()));
-    return;
-  }
-  error_->clear();
+  if (!show_status(error_, answer.status())) return;
   data_ = std::move(answer).value();
   show_memory_breakdown(memory_panel_, *data_);
   show_max_sequences(sequences_panel_, *data_);

@@ -10,7 +10,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
-#include "core/presets.h"
+#include "gui/form_widgets.h"
 #include "gui/layout_plots.h"
 #include "gui/plot_panel.h"
 
@@ -26,13 +26,6 @@ const char* const kLegendHtml =
     "<span style='color:#3182bd'>&#9632;</span> odd head &nbsp; "
     "<span style='color:#ef6548'>&#9632;</span> NZ padding &nbsp; "
     "<span style='color:#ffd700'>&#9632;</span> picked element (framed)";
-
-QSpinBox* spin(QWidget* parent, const char* name, int low, int high) {
-  auto* box = new QSpinBox(parent);
-  box->setObjectName(name);
-  box->setRange(low, high);
-  return box;
-}
 
 }  // namespace
 
@@ -69,41 +62,23 @@ QWidget* LayoutView::build_controls() {
   auto* box = new QWidget(this);
   box->setMaximumWidth(260);
   auto* form = new QFormLayout;
-  model_ = new QComboBox(box);
-  model_->setObjectName("layout_model");
-  model_->setEditable(true);
-  for (const std::string& name : preset_names(PresetKind::kModel)) {
-    model_->addItem(QString::fromStdString(name));
-  }
-  model_->setCurrentText(kDefaultModel);
+  model_ = preset_combo(box, PresetKind::kModel, "layout_model", kDefaultModel);
   form->addRow("Model", model_);
-  device_ = new QComboBox(box);
-  device_->setObjectName("layout_device");
-  device_->setEditable(true);
-  device_->addItem(kNoDevice);
-  for (const std::string& name : preset_names(PresetKind::kDevice)) {
-    device_->addItem(QString::fromStdString(name));
-  }
-  device_->setCurrentText(kDefaultDevice);
+  device_ = preset_combo(box, PresetKind::kDevice, "layout_device", kDefaultDevice);
+  device_->insertItem(0, kNoDevice);
   form->addRow("Device", device_);
-  dtype_ = new QComboBox(box);
-  dtype_->setObjectName("layout_dtype");
-  for (DType dtype : all_dtypes()) dtype_->addItem(QString::fromStdString(std::string(dtype_name(dtype))));
-  dtype_->setCurrentText("fp16");
+  dtype_ = dtype_combo(box, "layout_dtype", "fp16");
   form->addRow("KV dtype", dtype_);
-  block_size_ = spin(box, "layout_block_size", 0, 1024);
+  block_size_ = int_spin(box, "layout_block_size", 0, 1024);
   block_size_->setSpecialValueText("device default");
   form->addRow("Block size", block_size_);
-  token_ = spin(box, "layout_token", 0, 1 << 24);
+  token_ = int_spin(box, "layout_token", 0, 1 << 24);
   form->addRow("Token", token_);
-  head_ = spin(box, "layout_head", 0, 0);
+  head_ = int_spin(box, "layout_head", 0, 0);
   form->addRow("KV head", head_);
-  dim_ = spin(box, "layout_dim", 0, 0);
+  dim_ = int_spin(box, "layout_dim", 0, 0);
   form->addRow("Dim", dim_);
-  error_ = new QLabel(box);
-  error_->setObjectName("layout_error");
-  error_->setWordWrap(true);
-  error_->setStyleSheet("color: #b00020;");
+  error_ = error_label(box, "layout_error");
   auto* column = new QVBoxLayout(box);
   column->addLayout(form);
   column->addWidget(error_);
@@ -154,11 +129,7 @@ QList<PlotPanel*> LayoutView::panels() const { return {nd_panel_, nz_panel_}; }
 void LayoutView::recompute() {
   if (updating_) return;
   auto answer = compute_layout_view(input());
-  if (!answer.is_ok()) {
-    error_->setText(QString::fromStdString(answer.status().message()));
-    return;
-  }
-  error_->clear();
+  if (!show_status(error_, answer.status())) return;
   data_ = std::move(answer).value();
   updating_ = true;
   head_->setMaximum(static_cast<int>(data_->layout.kv_heads) - 1);
