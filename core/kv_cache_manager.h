@@ -238,6 +238,7 @@ class KvCacheManager {
                             std::span<const float> scores);
   void release_table(RequestState& s);
   void register_full_blocks(RequestState& s);
+  void check_request(const RequestState& s, std::vector<uint32_t>* refs) const;
   void log(CacheEventKind kind, RequestId request, BlockId block, uint32_t index,
            BlockHash hash = 0, BlockId other = kNullBlock);
 
