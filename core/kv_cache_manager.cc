@@ -121,8 +121,8 @@ KvCacheManager::AllocationPlan KvCacheManager::plan_allocation(const RequestStat
   plan.total_tokens = plan.hit_tokens + s.num_tokens + num_new_tokens;
   plan.new_entries =
       ceil_div(plan.total_tokens, block_size_) - s.table.size() - num_computed_blocks;
-  plan.copy_on_write =
-      num_new_tokens > 0 && s.num_tokens % block_size_ != 0 && pool_.ref_count(s.table.back()) > 1;
+  plan.copy_on_write = num_new_tokens > 0 && s.num_tokens % block_size_ != 0 &&
+                       holds_block(s.table.back()) && pool_.ref_count(s.table.back()) > 1;
   return plan;
 }
 

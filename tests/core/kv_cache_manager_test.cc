@@ -7,7 +7,9 @@
 
 #include <numeric>
 
+#include "core/capacity.h"
 #include "core/prefix_hash.h"
+#include "core/presets.h"
 
 namespace kvsim {
 namespace {
@@ -367,6 +369,35 @@ TEST(KvCacheManagerTest, BadConfigurationsAreStatusErrors) {
   EXPECT_THAT(KvCacheManager::create(config).status().message(),
               HasSubstr("unknown eviction policy 'lur' (did you mean 'lru'?); valid: lru, lfu, "
                         "fifo, none"));
+}
+
+// The pool is sized and swaps are costed from core/capacity.h, the one place that knows
+// bytes per block: int4 storage with group scales gives more, smaller blocks than fp16.
+TEST(KvCacheManagerTest, CapacityDecidesBlockCountAndSwapBytes) {
+  const auto model = load_model("llama3-8b");
+  const auto device = load_device("a100-80g");
+  ASSERT_TRUE(model.is_ok() && device.is_ok());
+  std::vector<uint64_t> bytes_per_block;
+  std::vector<uint64_t> num_blocks;
+  for (const KvStorage storage : {KvStorage{DType::kFp16, 0}, KvStorage{DType::kInt4, 32}}) {
+    CapacityQuery query;
+    query.kv = storage;
+    const auto capacity = compute_capacity(*model, &*device, query);
+    ASSERT_TRUE(capacity.is_ok()) << capacity.status().message();
+    KvCacheConfig config;
+    config.num_blocks = static_cast<uint32_t>(*capacity->num_blocks);
+    config.block_size = capacity->block_size;
+    config.bytes_per_block = capacity->kv_bytes_per_block;
+    config.num_host_blocks = 4;
+    KvCacheManager cache = std::move(KvCacheManager::create(config)).value();
+    cache.add_request(1, 3 * config.block_size, {});
+    ASSERT_TRUE(cache.allocate_slots(1, 3 * config.block_size).has_value());
+    EXPECT_EQ(cache.swap_out(1), 3 * capacity->kv_bytes_per_block);
+    bytes_per_block.push_back(capacity->kv_bytes_per_block);
+    num_blocks.push_back(config.num_blocks);
+  }
+  EXPECT_LT(bytes_per_block[1] * 3, bytes_per_block[0]);  // int4 + scales: < 1/3 of fp16
+  EXPECT_GT(num_blocks[1], 3 * num_blocks[0]);
 }
 
 TEST(KvCacheManagerTest, EventLogRecordsHitsCopiesAndEvictions) {
