@@ -5,6 +5,7 @@
 // Counters:
 //   block_ops       block operations per second (one per block allocated, released, looked
 //                   up, touched, shared or copied); the target is >= 20 M/s.
+//                   BM_DecodeTokens counts decode tokens (allocate_slots calls) instead.
 //   allocs_per_op   heap allocations per block operation made by the measured code, counted
 //                   by the replacement global operator new below (every new / new[] /
 //                   make_unique / vector growth in this process goes through it) around each
@@ -125,6 +126,28 @@ void BM_ForkCopyOnWrite(benchmark::State& state) {
   });
 }
 BENCHMARK(BM_ForkCopyOnWrite)->DenseRange(0, 3);
+
+// What a simulator's decode loop costs: a 1-block prompt, then 511 decode tokens one
+// allocate_slots call each (a new block every 16 tokens, its hash registered), then free.
+// Counted per token (one allocate_slots call), not per block.
+void BM_DecodeTokens(benchmark::State& state) {
+  KvCacheManager cache = make_cache(state.range(0));
+  constexpr uint32_t kTokens = kRequestBlocks * kBlockSize;
+  RequestId id = 0;
+  run_timed(state, kTokens, [&] {
+    cache.add_request(id, kBlockSize, {});
+    benchmark::DoNotOptimize(cache.allocate_slots(id, kBlockSize));
+    for (uint32_t t = kBlockSize; t < kTokens; ++t) {
+      benchmark::DoNotOptimize(cache.allocate_slots(id, 1));
+      if ((t + 1) % kBlockSize == 0) {
+        const BlockHash hash = id * kRequestBlocks + t / kBlockSize;
+        cache.append_block_hashes(id, std::span(&hash, 1));
+      }
+    }
+    cache.free(id++);
+  });
+}
+BENCHMARK(BM_DecodeTokens)->DenseRange(0, 3);
 
 // The BlockPool alone: allocate 32 blocks, register each, release them tail first.
 void BM_PoolAllocateRelease(benchmark::State& state) {

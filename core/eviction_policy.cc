@@ -134,7 +134,6 @@ class FifoPolicy final : public EvictionPolicy {
     heap_pos_[entry.block] = index;
   }
   void sift_up(uint32_t index, Entry entry);
-  void sift_down(uint32_t index, Entry entry);
   void erase_at(uint32_t index);
 
   FreeBlockQueue empty_;
@@ -171,30 +170,15 @@ BlockId FifoPolicy::pop() {
   return block;
 }
 
+// Floyd's bottom-up deletion: the hole sinks to a leaf along the smaller children, then the
+// heap's last entry fills it and sifts up (the last entry is usually the newest cached block,
+// which belongs near the bottom anyway).
 void FifoPolicy::erase_at(uint32_t index) {
   heap_pos_[heap_[index].block] = kNotInHeap;
   const Entry last = heap_.back();
   heap_.pop_back();
-  if (index == heap_.size()) return;
-  if (index > 0 && last.seq < heap_[(index - 1) / kArity].seq) {
-    sift_up(index, last);
-  } else {
-    sift_down(index, last);
-  }
-}
-
-void FifoPolicy::sift_up(uint32_t index, Entry entry) {
-  while (index > 0) {
-    const uint32_t parent = (index - 1) / kArity;
-    if (heap_[parent].seq <= entry.seq) break;
-    place(index, heap_[parent]);
-    index = parent;
-  }
-  place(index, entry);
-}
-
-void FifoPolicy::sift_down(uint32_t index, Entry entry) {
   const uint32_t n = static_cast<uint32_t>(heap_.size());
+  if (index == n) return;
   for (;;) {
     const uint32_t first = kArity * index + 1;
     if (first >= n) break;
@@ -203,9 +187,18 @@ void FifoPolicy::sift_down(uint32_t index, Entry entry) {
     for (uint32_t child = first + 1; child < end; ++child) {
       best = heap_[child].seq < heap_[best].seq ? child : best;
     }
-    if (heap_[best].seq >= entry.seq) break;
     place(index, heap_[best]);
     index = best;
+  }
+  sift_up(index, last);
+}
+
+void FifoPolicy::sift_up(uint32_t index, Entry entry) {
+  while (index > 0) {
+    const uint32_t parent = (index - 1) / kArity;
+    if (heap_[parent].seq <= entry.seq) break;
+    place(index, heap_[parent]);
+    index = parent;
   }
   place(index, entry);
 }
