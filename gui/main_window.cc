@@ -13,6 +13,7 @@
 #include "gui/capacity_view.h"
 #include "gui/job_runner.h"
 #include "gui/layout_view.h"
+#include "gui/teaching_view.h"
 #include "gui/plot_panel.h"
 
 namespace kvsim::gui {
@@ -28,9 +29,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_ = new QTabWidget(this);
   tabs_->setObjectName("tabs");
   capacity_ = new CapacityView(tabs_);
-  layout_ = new LayoutView(tabs_);
+  teaching_ = new TeachingView(tabs_);
   tabs_->addTab(capacity_, "Capacity");
-  tabs_->addTab(layout_, "Cache and layout");
+  tabs_->addTab(teaching_, "Cache and layout");
   setCentralWidget(tabs_);
   build_menu();
   build_status_bar();
@@ -62,6 +63,10 @@ void MainWindow::build_status_bar() {
   connect(runner_, &JobRunner::progress_changed, this, &MainWindow::on_job_progress);
   connect(runner_, &JobRunner::finished, this, &MainWindow::on_job_finished);
 }
+
+LayoutView* MainWindow::layout_view() const { return teaching_->layout_view(); }
+
+BlockDemoView* MainWindow::block_demo_view() const { return teaching_->block_demo_view(); }
 
 QList<PlotPanel*> MainWindow::panels() const {
   QList<PlotPanel*> out;

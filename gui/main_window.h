@@ -19,10 +19,12 @@ class QTabWidget;
 
 namespace kvsim::gui {
 
+class BlockDemoView;
 class CapacityView;
 class JobRunner;
 class LayoutView;
 class PlotPanel;
+class TeachingView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -33,7 +35,9 @@ class MainWindow : public QMainWindow {
   JobRunner* runner() const { return runner_; }
   QTabWidget* tabs() const { return tabs_; }
   CapacityView* capacity_view() const { return capacity_; }
-  LayoutView* layout_view() const { return layout_; }
+  TeachingView* teaching_view() const { return teaching_; }
+  LayoutView* layout_view() const;
+  BlockDemoView* block_demo_view() const;
 
   // Every chart of every view, in tab order.
   QList<PlotPanel*> panels() const;
@@ -54,7 +58,7 @@ class MainWindow : public QMainWindow {
   JobRunner* runner_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   CapacityView* capacity_ = nullptr;
-  LayoutView* layout_ = nullptr;
+  TeachingView* teaching_ = nullptr;
   QLabel* job_label_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QPushButton* cancel_ = nullptr;

@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "gui/block_demo_view.h"
 #include "gui/capacity_view.h"
 #include "gui/job_runner.h"
 #include "gui/layout_view.h"
@@ -33,7 +34,8 @@ class AppTest : public QObject {
     QVERIFY(tabs.contains("Cache and layout"));
     QVERIFY(window.capacity_view()->error_text().isEmpty());
     QVERIFY(window.layout_view()->error_text().isEmpty());
-    QVERIFY(window.panels().size() >= 4);
+    QVERIFY(window.block_demo_view()->error_text().isEmpty());
+    QVERIFY(window.panels().size() >= 5);
   }
 
   void status_bar_follows_the_runner() {
