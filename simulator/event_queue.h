@@ -8,6 +8,7 @@
 // event is pushed into the past (checked).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

@@ -1,7 +1,9 @@
 #include "simulator/scenario.h"
 
+#include <algorithm>
 #include <filesystem>
 
+#include "core/block_id.h"
 #include "core/config_reader.h"
 #include "core/data_dir.h"
 #include "core/names.h"
