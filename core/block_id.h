@@ -25,4 +25,7 @@ inline constexpr BlockId kSwappedBlock = kNullBlock - 1;
 // Largest pool a BlockPool accepts (ids below the two sentinels).
 inline constexpr uint32_t kMaxNumBlocks = kNullBlock - 2;
 
+// True for a block-table entry that holds a device block (not kNullBlock / kSwappedBlock).
+inline constexpr bool holds_block(BlockId entry) { return entry < kMaxNumBlocks; }
+
 }  // namespace kvsim

@@ -231,7 +231,8 @@ class KvCacheManager {
   RequestState& new_state(RequestId id);
   void release_slot(RequestId id);
 
-  uint32_t plan_trim(const RequestState& s, const RetentionPolicy& policy, uint32_t* end) const;
+  uint32_t plan_trim(const RequestState& s, const RetentionPolicy& policy, uint32_t* begin,
+                     uint32_t* end) const;
   uint32_t apply_trim(RequestState& s, uint32_t begin, uint32_t end);
   uint32_t trim_with_scores(RequestState& s, const RetentionPolicy& policy,
                             std::span<const float> scores);
