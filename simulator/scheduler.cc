@@ -98,11 +98,19 @@ void Scheduler::schedule_waiting(uint64_t* budget, StepPlan* plan) {
   while (!waiting_.empty() && *budget > 0 && has_seat()) {
     const uint32_t slot = waiting_.front();
     SimRequest& request = requests_->at(slot);
+    // Every admission needs at least one free block (a hit leaves at least one token to
+    // compute); without one, skip the prefix lookup, whose cost grows with the prompt.
+    if (cache_->num_free_blocks() == 0) return;
     PrefixHit hit;
     if (limits_.prefix_caching) hit = cache_->get_computed_blocks(request.id);
     const uint64_t needed = request.known_tokens() - hit.num_tokens;
     if (needed > *budget && !limits_.chunked_prefill) return;
     const uint64_t num_tokens = std::min(needed, *budget);
+    // The request holds nothing, so it needs at least its new blocks free; checking that first
+    // saves allocate_slots a second pass over the prefix hit when it would fail anyway.
+    const uint64_t block = cache_->block_size();
+    const uint64_t new_blocks = (hit.num_tokens + num_tokens + block - 1) / block - hit.num_blocks;
+    if (new_blocks > cache_->num_free_blocks()) return;
     if (!cache_->allocate_slots(request.id, num_tokens, hit.num_blocks)) return;
     waiting_.pop_front();
     request.computed = hit.num_tokens;

@@ -63,16 +63,17 @@ Status fill_engine_config(const Scenario& s, const SimulationSetup& setup, Engin
                                         static_cast<double>(capacity.kv_bytes_per_block));
   e->cache.num_host_blocks = static_cast<uint32_t>(
       std::min(host_blocks, static_cast<double>(std::numeric_limits<uint32_t>::max())));
-  KVSIM_ASSIGN_OR_RETURN(e->cache.retention, resolve_retention(s, setup.model));
+  KVSIM_ASSIGN_OR_RETURN(auto retention, resolve_retention(s, setup.model));
   SchedulerLimits& limits = e->scheduler;
   limits.max_num_seqs = s.scheduler.max_num_seqs;
   limits.max_num_batched_tokens = s.scheduler.max_num_batched_tokens;
   limits.chunked_prefill = s.scheduler.chunked_prefill;
   limits.preemption = s.scheduler.preemption;
   limits.prefix_caching = s.cache.prefix_caching;
-  if (const auto window = e->cache.retention->window_tokens()) {
-    limits.attention_sink_tokens = e->cache.retention->sink_tokens();
+  if (const auto window = retention->window_tokens()) {
+    limits.attention_sink_tokens = retention->sink_tokens();
     limits.attention_window_tokens = *window;
+    e->cache.retention = std::move(retention);  // "full" stays null: nothing to trim
   }
   e->max_model_len = setup.model.max_position_embeddings;
   e->host_link_bytes_per_s = setup.device.host_link_gbps * 1e9;
