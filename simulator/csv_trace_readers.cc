@@ -14,6 +14,7 @@ namespace {
 
 constexpr uint64_t kMaxTokens = uint64_t{1} << 31;
 constexpr uint64_t kMaxGroup = uint64_t{1} << 62;
+constexpr double kMaxSeconds = 9e9;  // times in ns still fit in int64
 
 class CsvTraceReader : public TraceReader {
  public:
@@ -109,6 +110,7 @@ class BurstGptReader final : public CsvTraceReader {
   Status parse_fields(TraceRow* row) const override {
     double seconds = 0;
     KVSIM_RETURN_IF_ERROR(parse_number_field(field(time_), "Timestamp", &seconds));
+    if (std::fabs(seconds) > kMaxSeconds) return Status::parse_error("column 'Timestamp': out of range");
     row->timestamp_ns = std::llround(seconds * 1e9);
     KVSIM_RETURN_IF_ERROR(token_count(response_, "Response tokens", 0, &row->output_tokens));
     row->failed = row->output_tokens == 0;
@@ -133,7 +135,9 @@ class PlainCsvReader final : public CsvTraceReader {
   Status parse_fields(TraceRow* row) const override {
     double seconds = 0;
     KVSIM_RETURN_IF_ERROR(parse_number_field(field(arrival_), "arrival_s", &seconds));
-    if (seconds < 0) return Status::parse_error("column 'arrival_s': must be >= 0");
+    if (seconds < 0 || seconds > kMaxSeconds) {
+      return Status::parse_error("column 'arrival_s': must be in [0, 9e9] seconds");
+    }
     row->timestamp_ns = std::llround(seconds * 1e9);
     KVSIM_RETURN_IF_ERROR(token_count(prompt_, "prompt_tokens", 1, &row->prompt_tokens));
     KVSIM_RETURN_IF_ERROR(token_count(output_, "output_tokens", 1, &row->output_tokens));

@@ -56,7 +56,11 @@ struct EngineStats {
   uint64_t swap_in_bytes = 0;
   uint64_t prefill_tokens = 0;      // prompt tokens computed (recomputation included)
   uint64_t decode_tokens = 0;
-  uint64_t recomputed_tokens = 0;   // tokens computed again after recompute preemptions
+  // Tokens computed again after recompute preemptions lost them. Every run satisfies
+  //   prefill_tokens + decode_tokens
+  //     = sum(P + O - 1) - sum(prompt tokens cached at first admission) + recomputed_tokens
+  // over the requests admitted (all of them once the run ends, drops aside).
+  uint64_t recomputed_tokens = 0;
   uint64_t output_tokens = 0;       // output tokens sampled (all requests)
   uint32_t kv_blocks_peak = 0;      // most blocks in use at once
   int64_t busy_ns = 0;              // sum of iteration durations

@@ -12,7 +12,8 @@
 namespace kvsim::sim {
 namespace {
 
-constexpr double kMaxTokens = 1e12;
+constexpr double kMaxTokens = 2147483648.0;         // 2^31, as the CSV readers
+constexpr double kMaxTimestampMs = 9.0e12;          // ns still fit in int64
 
 class MooncakeReader final : public TraceReader {
  public:
@@ -38,22 +39,24 @@ class MooncakeReader final : public TraceReader {
   }
 
  private:
-  StatusOr<double> number(const nlohmann::json& object, const char* key, double min) const {
+  StatusOr<double> number(const nlohmann::json& object, const char* key, double min,
+                          double max) const {
     const auto field = object.find(key);
     if (field == object.end()) return row_error(std::string("missing field '") + key + "'");
     if (!field->is_number()) return row_error(std::string("field '") + key + "' must be a number");
     const double value = field->get<double>();
-    if (!std::isfinite(value) || value < min || value > kMaxTokens) {
-      return row_error(std::string("field '") + key + "' must be a number >= " +
-                       std::to_string(static_cast<int64_t>(min)) + ", got " + field->dump());
+    if (!std::isfinite(value) || value < min || value > max) {
+      return row_error(std::string("field '") + key + "' must be a number in [" +
+                       std::to_string(static_cast<int64_t>(min)) + ", " +
+                       std::to_string(static_cast<int64_t>(max)) + "], got " + field->dump());
     }
     return value;
   }
 
   StatusOr<bool> parse_object(const nlohmann::json& object, TraceRow* row) const {
-    KVSIM_ASSIGN_OR_RETURN(const double timestamp_ms, number(object, "timestamp", 0));
-    KVSIM_ASSIGN_OR_RETURN(const double input, number(object, "input_length", 1));
-    KVSIM_ASSIGN_OR_RETURN(const double output, number(object, "output_length", 1));
+    KVSIM_ASSIGN_OR_RETURN(const double timestamp_ms, number(object, "timestamp", 0, kMaxTimestampMs));
+    KVSIM_ASSIGN_OR_RETURN(const double input, number(object, "input_length", 1, kMaxTokens));
+    KVSIM_ASSIGN_OR_RETURN(const double output, number(object, "output_length", 1, kMaxTokens));
     if (input != std::floor(input) || output != std::floor(output)) {
       return row_error("input_length and output_length must be whole numbers");
     }

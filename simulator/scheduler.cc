@@ -33,6 +33,12 @@ uint64_t Scheduler::attended(uint64_t computed) const {
 void Scheduler::add_chunk(uint32_t slot, uint64_t num_tokens, StepPlan* plan) {
   SimRequest& request = requests_->at(slot);
   request.scheduled_tokens = static_cast<uint32_t>(num_tokens);
+  // Tokens below the high-water mark were computed before a recompute preemption lost them.
+  const uint64_t end = request.computed + num_tokens;
+  if (request.high_water > request.computed) {
+    plan->recomputed_tokens += std::min(end, request.high_water) - request.computed;
+  }
+  request.high_water = std::max(request.high_water, end);
   plan->chunks.push_back({slot, static_cast<uint32_t>(num_tokens)});
   plan->shape.add(num_tokens, attended(request.computed), request.in_prefill() || num_tokens > 1);
 }
@@ -118,9 +124,8 @@ void Scheduler::schedule_waiting(uint64_t* budget, StepPlan* plan) {
     if (!request.admitted) {
       request.admitted = true;
       request.cached_prompt_tokens = static_cast<uint32_t>(hit.num_tokens);
+      request.high_water = hit.num_tokens;
       plan->admitted.push_back(slot);
-    } else {
-      plan->recomputed_tokens += num_tokens;
     }
     running_.push_back(slot);
     add_chunk(slot, num_tokens, plan);

@@ -61,7 +61,7 @@ struct StepPlan {
   std::vector<std::pair<uint32_t, uint64_t>> swapped_in;   // (slot, bytes) transfers to start
   std::vector<uint32_t> dropped;        // can never fit: the engine releases them
   std::vector<uint32_t> admitted;       // scheduled for the first time
-  uint64_t recomputed_tokens = 0;       // tokens computed again after a recompute preemption
+  uint64_t recomputed_tokens = 0;       // tokens computed again (lost to a recompute preemption)
 
   void clear();
   bool has_work() const { return !chunks.empty(); }

@@ -38,6 +38,7 @@ struct SimRequest {
   uint32_t generated = 0;           // output tokens sampled so far
   uint32_t scheduled_tokens = 0;    // tokens scheduled in the iteration in flight
   uint64_t computed = 0;            // tokens whose KV is in the cache
+  uint64_t high_water = 0;          // most tokens ever computed (or cached at admission)
   uint32_t num_hashes = 0;          // block hashes given to the cache manager
   uint32_t cached_prompt_tokens = 0;  // prefix-cache hit at first admission
   uint32_t preemptions = 0;
