@@ -145,11 +145,13 @@ void Scheduler::schedule(StepPlan* plan) {
 }
 
 void Scheduler::append_decode_hashes(SimRequest& request) {
-  const uint64_t full_blocks = request.computed / cache_->block_size();
-  if (full_blocks <= request.num_hashes) return;
+  const uint64_t block = cache_->block_size();
+  if (request.computed < (uint64_t{request.num_hashes} + 1) * block) return;  // no new full block
+  const uint64_t full_blocks = request.computed / block;
+  const BlockHash seed = unique_block_seed(request.id);
   hash_scratch_.clear();
   for (uint64_t i = request.num_hashes; i < full_blocks; ++i) {
-    hash_scratch_.push_back(unique_block_hash(request.id, i));
+    hash_scratch_.push_back(unique_block_hash(seed, i));
   }
   cache_->append_block_hashes(request.id, hash_scratch_);
   request.num_hashes = static_cast<uint32_t>(full_blocks);
