@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
   plot->xAxis->setTickLabelRotation(45);
   plot->yAxis->setLabel("max KV tokens (thousands), llama3-8b fp16");
   plot->rescaleAxes();
-  plot->yAxis->setRangeLower(0);
+  plot->xAxis->setRange(0.3, static_cast<double>(ticks.size()) + 0.7);
+  plot->yAxis->setRange(0, plot->yAxis->range().upper * 1.05);
   window.setCentralWidget(plot);
   window.resize(900, 600);
   if (argc > 2 && QString(argv[1]) == "--screenshot") {

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include <unistd.h>
+
 namespace kvsim::sim {
 namespace {
 
@@ -17,15 +19,20 @@ StatusOr<std::unique_ptr<OutputFile>> OutputFile::create(const std::string& path
   std::error_code error;
   if (!parent.empty()) std::filesystem::create_directories(parent, error);
   if (error) return Status::io_error(parent.string() + ": cannot create folder: " + error.message());
-  const std::string temporary = path + ".tmp";
+  const std::filesystem::path target(path);
+  const std::string temporary =
+      (target.parent_path() /
+       ("." + target.filename().string() + ".tmp" + std::to_string(::getpid())))
+          .string();
   std::FILE* file = std::fopen(temporary.c_str(), "wb");
   if (file == nullptr) {
     return Status::io_error(temporary + ": cannot write: " + std::strerror(errno));
   }
-  return std::unique_ptr<OutputFile>(new OutputFile(file, path));
+  return std::unique_ptr<OutputFile>(new OutputFile(file, path, temporary));
 }
 
-OutputFile::OutputFile(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) {
+OutputFile::OutputFile(std::FILE* file, std::string path, std::string temporary)
+    : file_(file), path_(std::move(path)), temporary_(std::move(temporary)) {
   buffer_.reserve(kBufferBytes);
 }
 
@@ -33,14 +40,14 @@ OutputFile::~OutputFile() {
   if (!closed_) {
     std::fclose(file_);
     std::error_code ignored;
-    std::filesystem::remove(path_ + ".tmp", ignored);
+    std::filesystem::remove(temporary_, ignored);
   }
 }
 
 void OutputFile::flush_buffer() {
   if (buffer_.empty()) return;
   if (status_.is_ok() && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
-    status_ = Status::io_error(path_ + ".tmp: write failed: " + std::strerror(errno));
+    status_ = Status::io_error(temporary_ + ": write failed: " + std::strerror(errno));
   }
   buffer_.clear();
 }
@@ -73,19 +80,13 @@ Status OutputFile::close() {
   flush_buffer();
   closed_ = true;
   if (std::fclose(file_) != 0 && status_.is_ok()) {
-    status_ = Status::io_error(path_ + ".tmp: close failed: " + std::strerror(errno));
+    status_ = Status::io_error(temporary_ + ": close failed: " + std::strerror(errno));
   }
   if (!status_.is_ok()) return status_;
   std::error_code error;
-  std::filesystem::rename(path_ + ".tmp", path_, error);
+  std::filesystem::rename(temporary_, path_, error);
   if (error) status_ = Status::io_error(path_ + ": cannot rename into place: " + error.message());
   return status_;
-}
-
-Status write_file_atomically(const std::string& path, std::string_view text) {
-  KVSIM_ASSIGN_OR_RETURN(auto file, OutputFile::create(path));
-  file->write(text);
-  return file->close();
 }
 
 }  // namespace kvsim::sim

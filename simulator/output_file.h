@@ -1,7 +1,9 @@
-// OutputFile: a result file written through a buffer and published atomically.
+// OutputFile: a streamed result file (requests.csv, timeseries.csv, a Chrome trace) written
+// through a buffer and published atomically.
 //
-// The text goes to "<path>.tmp" and is renamed to <path> by close(), so a run killed midway
-// never leaves a truncated file under the final name (sweeps resume on that). Numbers are
+// The text goes to a temporary ".<name>.tmp<pid>" beside <path> and is renamed to <path> by
+// close(), so a run killed midway never leaves a truncated file under the final name (sweeps
+// resume on that; small whole files use simulator/atomic_file.h). Numbers are
 // formatted with std::to_chars: shortest round-trip text, the same on every run and locale.
 // Write errors are sticky and reported by close().
 #pragma once
@@ -33,17 +35,15 @@ class OutputFile {
   const std::string& path() const { return path_; }
 
  private:
-  OutputFile(std::FILE* file, std::string path);
+  OutputFile(std::FILE* file, std::string path, std::string temporary);
   void flush_buffer();
 
   std::FILE* file_;
   std::string path_;
+  std::string temporary_;
   std::string buffer_;
   Status status_;
   bool closed_ = false;
 };
-
-// Writes a whole small file the same way.
-Status write_file_atomically(const std::string& path, std::string_view text);
 
 }  // namespace kvsim::sim

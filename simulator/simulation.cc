@@ -7,6 +7,7 @@
 
 #include "core/preset_loader.h"
 #include "core/presets.h"
+#include "simulator/atomic_file.h"
 #include "simulator/calibration_table.h"
 #include "simulator/chrome_trace_writer.h"
 #include "simulator/requests_csv_writer.h"
@@ -206,7 +207,7 @@ StatusOr<Summary> run_simulation(const SimulationSetup& setup, const RunOptions&
   KVSIM_RETURN_IF_ERROR(engine->run());
   Summary summary = metrics.build(info, engine->stats(), engine->workload_stats());
   if (!dir.empty()) {
-    KVSIM_RETURN_IF_ERROR(write_file_atomically(
+    KVSIM_RETURN_IF_ERROR(write_file_atomic(
         dir + "/summary.json", summary_to_json(summary, /*with_wall=*/false).dump(2) + "\n"));
   }
   summary.wall_s =
