@@ -81,28 +81,7 @@ void KvCacheManager::check_invariants() const {
     const RequestState& s = states_[slot];
     if (index_.find(s.id) != slot) continue;  // a recycled slot
     ++live;
-    const std::string who = "request " + std::to_string(s.id) + ": ";
-    KVSIM_CHECK(s.table.size() == (s.num_tokens + block_size_ - 1) / block_size_,
-                who + "block table size does not match its tokens");
-    KVSIM_CHECK(s.num_cached_blocks <= s.hashes.size() &&
-                    s.num_cached_blocks <= s.num_tokens / block_size_,
-                who + "blocks offered to the cache that are not full or have no hash");
-    KVSIM_CHECK(s.table.empty() || s.table.back() != kNullBlock,
-                who + "the newest block was trimmed");
-    uint32_t held = 0;
-    for (size_t k = 0; k < s.table.size(); ++k) {
-      const BlockId block = s.table[k];
-      KVSIM_CHECK(s.swapped ? !holds_block(block) : block != kSwappedBlock,
-                  who + "block table mixes swapped and device entries");
-      held += block == kSwappedBlock ? 1 : 0;
-      if (!holds_block(block)) continue;
-      KVSIM_CHECK(block < pool_.num_blocks(), who + "block id out of range");
-      ++refs[block];
-      const std::optional<BlockHash> hash = pool_.block_hash(block);
-      KVSIM_CHECK(!hash.has_value() || k >= s.hashes.size() || *hash == s.hashes[k],
-                  who + "a block is cached under a hash other than the request's");
-    }
-    KVSIM_CHECK(held == s.num_host_blocks, who + "host blocks differ from swapped entries");
+    check_request(s, &refs);
     host_blocks += s.num_host_blocks;
   }
   KVSIM_CHECK(live == index_.size(), "request index counts requests that have no state");
@@ -115,6 +94,34 @@ void KvCacheManager::check_invariants() const {
                     std::to_string(pool_.ref_count(block)) + " but held by " +
                     std::to_string(refs[block]) + " block tables");
   }
+}
+
+// Checks one request's table and adds the blocks it holds to *refs.
+void KvCacheManager::check_request(const RequestState& s, std::vector<uint32_t>* refs) const {
+  // Messages are built only when a check fails.
+  const auto who = [&s](const char* what) {
+    return "request " + std::to_string(s.id) + ": " + what;
+  };
+  KVSIM_CHECK(s.table.size() == (s.num_tokens + block_size_ - 1) / block_size_,
+              who("block table size does not match its tokens"));
+  KVSIM_CHECK(
+      s.num_cached_blocks <= s.hashes.size() && s.num_cached_blocks <= s.num_tokens / block_size_,
+      who("blocks offered to the cache that are not full or have no hash"));
+  KVSIM_CHECK(s.table.empty() || s.table.back() != kNullBlock, who("the newest block was trimmed"));
+  uint32_t swapped = 0;
+  for (size_t k = 0; k < s.table.size(); ++k) {
+    const BlockId block = s.table[k];
+    KVSIM_CHECK(s.swapped ? !holds_block(block) : block != kSwappedBlock,
+                who("block table mixes swapped and device entries"));
+    swapped += block == kSwappedBlock ? 1 : 0;
+    if (!holds_block(block)) continue;
+    KVSIM_CHECK(block < pool_.num_blocks(), who("block id out of range"));
+    ++(*refs)[block];
+    const std::optional<BlockHash> hash = pool_.block_hash(block);
+    KVSIM_CHECK(!hash.has_value() || k >= s.hashes.size() || *hash == s.hashes[k],
+                who("a block is cached under a hash other than the request's"));
+  }
+  KVSIM_CHECK(swapped == s.num_host_blocks, who("host blocks differ from swapped entries"));
 }
 
 }  // namespace kvsim
