@@ -90,7 +90,8 @@ void print_text(const sim::SimulationSetup& setup, const sim::Summary& s) {
   if (s.workload.rows_skipped_bad > 0 || s.workload.rows_failed > 0) {
     text += "trace    " + format_count(s.workload.rows_skipped_bad) + " bad rows skipped, " +
             format_count(s.workload.rows_failed) + " failed requests left out\n";
-    if (!s.workload.first_bad_row.empty()) text += "         first: " + s.workload.first_bad_row + "\n";
+    if (!s.workload.first_bad_row.empty())
+      text += "         first: " + s.workload.first_bad_row + "\n";
   }
   std::printf("%s", text.c_str());
 }
@@ -131,8 +132,9 @@ void register_simulate_command(CLI::App& app, CommandFn* chosen) {
   auto options = std::make_shared<SimulateOptions>();
   CLI::App* command = app.add_subcommand(
       "simulate", "replay a trace or a synthetic workload through the KV cache and scheduler");
-  command->add_option("scenario", options->scenario,
-                      "scenario preset (kvsim presets lists them) or a YAML file")
+  command
+      ->add_option("scenario", options->scenario,
+                   "scenario preset (kvsim presets lists them) or a YAML file")
       ->required();
   command->add_option("--trace", options->trace,
                       "trace file to replay instead of the scenario's workload");

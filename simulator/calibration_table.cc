@@ -31,7 +31,8 @@ StatusOr<std::vector<Row>> read_rows(LineReader* lines) {
   std::string scratch;
   KVSIM_ASSIGN_OR_RETURN(bool more, lines->next(&line));
   if (!more || !split_csv_line(line, &fields, &scratch)) {
-    return Status::parse_error(lines->path() + ":1: expected the header "
+    return Status::parse_error(lines->path() +
+                               ":1: expected the header "
                                "new_tokens,context_tokens,time_ms");
   }
   const CsvHeader header(fields);
@@ -52,8 +53,8 @@ StatusOr<std::vector<Row>> read_rows(LineReader* lines) {
     }
     double values[3];
     for (int k = 0; k < 3; ++k) {
-      const Status parsed = parse_number_field(fields[static_cast<size_t>(at[k])], names[k],
-                                               &values[k]);
+      const Status parsed =
+          parse_number_field(fields[static_cast<size_t>(at[k])], names[k], &values[k]);
       if (!parsed.is_ok()) return parsed.with_context(lines->where());
       if (values[k] < 0 || (k == 2 && values[k] == 0)) {
         return Status::parse_error(lines->where() + ": column '" + names[k] +
@@ -91,9 +92,8 @@ StatusOr<std::unique_ptr<CalibratedCostModel>> CalibratedCostModel::load(const s
     for (double c : context_axis) {
       const auto found = grid.find({n, c});
       if (found == grid.end()) {
-        return Status::parse_error(
-            path + ": the rows must form a full grid; missing new_tokens=" + std::to_string(n) +
-            ", context_tokens=" + std::to_string(c));
+        return Status::parse_error(path + ": the rows must form a full grid; missing new_tokens=" +
+                                   std::to_string(n) + ", context_tokens=" + std::to_string(c));
       }
       times_s.push_back(found->second / 1e3);
     }
@@ -105,8 +105,10 @@ StatusOr<std::unique_ptr<CalibratedCostModel>> CalibratedCostModel::load(const s
 CalibratedCostModel::CalibratedCostModel(std::string name, std::vector<double> new_axis,
                                          std::vector<double> context_axis,
                                          std::vector<double> times_s)
-    : name_(std::move(name)), new_axis_(std::move(new_axis)),
-      context_axis_(std::move(context_axis)), times_s_(std::move(times_s)) {
+    : name_(std::move(name)),
+      new_axis_(std::move(new_axis)),
+      context_axis_(std::move(context_axis)),
+      times_s_(std::move(times_s)) {
   KVSIM_CHECK(!new_axis_.empty() && !context_axis_.empty() &&
                   times_s_.size() == new_axis_.size() * context_axis_.size(),
               "calibration grid shape");
@@ -128,8 +130,8 @@ double CalibratedCostModel::time_s(double new_tokens, double context_tokens) con
 }
 
 int64_t CalibratedCostModel::iteration_ns(const BatchShape& batch) const {
-  return seconds_to_ns(time_s(static_cast<double>(batch.new_tokens),
-                              static_cast<double>(batch.context_tokens)));
+  return seconds_to_ns(
+      time_s(static_cast<double>(batch.new_tokens), static_cast<double>(batch.context_tokens)));
 }
 
 }  // namespace kvsim::sim

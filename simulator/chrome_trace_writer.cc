@@ -12,7 +12,8 @@ constexpr int kSwapInTid = 3;
 const char* const kMetadata =
     "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"engine\"}},\n"
     "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"args\":{\"name\":\"requests\"}},\n"
-    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"iterations\"}},\n"
+    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"iterations\"}}"
+    ",\n"
     "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":2,"
     "\"args\":{\"name\":\"swap out (device to host)\"}},\n"
     "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":3,"
@@ -42,8 +43,7 @@ void ChromeTraceWriter::begin_event(std::string_view name, char phase, int pid, 
   f.write_double(static_cast<double>(ts_ns) / 1e3);
 }
 
-void ChromeTraceWriter::async_event(std::string_view name, char phase, uint64_t id,
-                                    int64_t ts_ns) {
+void ChromeTraceWriter::async_event(std::string_view name, char phase, uint64_t id, int64_t ts_ns) {
   begin_event(name, phase, kRequestsPid, 1, ts_ns);
   file_->write(",\"cat\":\"request\",\"id\":");
   file_->write_uint(id);

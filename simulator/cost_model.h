@@ -15,11 +15,11 @@
 namespace kvsim::sim {
 
 struct BatchShape {
-  uint64_t num_seqs = 0;          // requests in the batch
-  uint64_t new_tokens = 0;        // tokens computed this iteration (all requests)
-  uint64_t prefill_tokens = 0;    // of which prompt (or recomputed) tokens
-  uint64_t decode_tokens = 0;     // of which decode tokens (one per decoding request)
-  uint64_t context_tokens = 0;    // sum over requests of cached tokens attended (read from KV)
+  uint64_t num_seqs = 0;        // requests in the batch
+  uint64_t new_tokens = 0;      // tokens computed this iteration (all requests)
+  uint64_t prefill_tokens = 0;  // of which prompt (or recomputed) tokens
+  uint64_t decode_tokens = 0;   // of which decode tokens (one per decoding request)
+  uint64_t context_tokens = 0;  // sum over requests of cached tokens attended (read from KV)
   // Sum over requests of the (query, key) pairs attention scores: a request computing q new
   // tokens after c cached ones contributes q*c + q*(q+1)/2 (causal within the chunk).
   uint64_t attention_pairs = 0;
@@ -30,8 +30,8 @@ struct BatchShape {
     new_tokens += new_tokens_of_request;
     (prefill ? prefill_tokens : decode_tokens) += new_tokens_of_request;
     context_tokens += context;
-    attention_pairs += new_tokens_of_request * context +
-                       new_tokens_of_request * (new_tokens_of_request + 1) / 2;
+    attention_pairs +=
+        new_tokens_of_request * context + new_tokens_of_request * (new_tokens_of_request + 1) / 2;
   }
   bool empty() const { return num_seqs == 0; }
 };

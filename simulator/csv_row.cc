@@ -86,8 +86,8 @@ Status parse_count_field(std::string_view text, std::string_view column, uint64_
   }
   double number = 0;
   const auto [end2, error2] = std::from_chars(text.data(), text.data() + text.size(), number);
-  if (error2 == std::errc() && end2 == text.data() + text.size() && !text.empty() &&
-      number >= 0 && number == std::floor(number) && number < 9.0e15) {
+  if (error2 == std::errc() && end2 == text.data() + text.size() && !text.empty() && number >= 0 &&
+      number == std::floor(number) && number < 9.0e15) {
     *out = static_cast<uint64_t>(number);
     return Status::ok();
   }

@@ -51,7 +51,7 @@ class CsvTraceReader : public TraceReader {
   // An optional column: empty when the header lacks it or the row ends early.
   std::string_view optional_field(int position) const {
     return position >= 0 && static_cast<size_t>(position) < fields_.size() ? field(position)
-                                                                             : std::string_view();
+                                                                           : std::string_view();
   }
 
   Status token_count(int position, std::string_view column, uint64_t min, uint64_t* out) const {
@@ -78,7 +78,9 @@ class AzureReader final : public CsvTraceReader {
   AzureReader(std::unique_ptr<LineReader> lines, const CsvHeader& header, int time, int context,
               int generated)
       : CsvTraceReader(std::move(lines), header.size()),
-        time_(time), context_(context), generated_(generated) {
+        time_(time),
+        context_(context),
+        generated_(generated) {
     for (int position : {time, context, generated}) need_column(position);
   }
   TraceFormat format() const override { return TraceFormat::kAzure; }
@@ -98,10 +100,12 @@ class AzureReader final : public CsvTraceReader {
 
 class BurstGptReader final : public CsvTraceReader {
  public:
-  BurstGptReader(std::unique_ptr<LineReader> lines, const CsvHeader& header, int time,
-                 int request, int response)
+  BurstGptReader(std::unique_ptr<LineReader> lines, const CsvHeader& header, int time, int request,
+                 int response)
       : CsvTraceReader(std::move(lines), header.size()),
-        time_(time), request_(request), response_(response) {
+        time_(time),
+        request_(request),
+        response_(response) {
     for (int position : {time, request, response}) need_column(position);
   }
   TraceFormat format() const override { return TraceFormat::kBurstGpt; }
@@ -110,7 +114,8 @@ class BurstGptReader final : public CsvTraceReader {
   Status parse_fields(TraceRow* row) const override {
     double seconds = 0;
     KVSIM_RETURN_IF_ERROR(parse_number_field(field(time_), "Timestamp", &seconds));
-    if (std::fabs(seconds) > kMaxSeconds) return Status::parse_error("column 'Timestamp': out of range");
+    if (std::fabs(seconds) > kMaxSeconds)
+      return Status::parse_error("column 'Timestamp': out of range");
     row->timestamp_ns = std::llround(seconds * 1e9);
     KVSIM_RETURN_IF_ERROR(token_count(response_, "Response tokens", 0, &row->output_tokens));
     row->failed = row->output_tokens == 0;
@@ -125,8 +130,11 @@ class PlainCsvReader final : public CsvTraceReader {
   PlainCsvReader(std::unique_ptr<LineReader> lines, const CsvHeader& header, int arrival,
                  int prompt, int output)
       : CsvTraceReader(std::move(lines), header.size()),
-        arrival_(arrival), prompt_(prompt), output_(output),
-        group_(header.find("prefix_group")), prefix_tokens_(header.find("prefix_tokens")) {
+        arrival_(arrival),
+        prompt_(prompt),
+        output_(output),
+        group_(header.find("prefix_group")),
+        prefix_tokens_(header.find("prefix_tokens")) {
     for (int position : {arrival, prompt, output}) need_column(position);
   }
   TraceFormat format() const override { return TraceFormat::kCsv; }
@@ -189,8 +197,8 @@ StatusOr<std::unique_ptr<TraceReader>> make_csv_trace_reader(std::unique_ptr<Lin
   KVSIM_ASSIGN_OR_RETURN(const std::vector<std::string> names, read_csv_header(lines.get()));
   const CsvHeader header(views(names));
   const std::string where = lines->where() + " (" + std::string(trace_format_name(format)) + ")";
-  const auto columns = [&](std::initializer_list<std::string_view> wanted)
-      -> StatusOr<std::vector<int>> {
+  const auto columns =
+      [&](std::initializer_list<std::string_view> wanted) -> StatusOr<std::vector<int>> {
     std::vector<int> out;
     for (std::string_view name : wanted) {
       KVSIM_ASSIGN_OR_RETURN(const int at, header.require(name, where));

@@ -27,8 +27,11 @@ StatusOr<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config,
 
 Engine::Engine(const EngineConfig& config, KvCacheManager cache,
                std::unique_ptr<CostModel> cost_model, std::unique_ptr<RequestSource> source)
-    : config_(config), cache_(std::move(cache)), cost_model_(std::move(cost_model)),
-      source_(std::move(source)), scheduler_(config.scheduler, &cache_, &requests_) {}
+    : config_(config),
+      cache_(std::move(cache)),
+      cost_model_(std::move(cost_model)),
+      source_(std::move(source)),
+      scheduler_(config.scheduler, &cache_, &requests_) {}
 
 EngineSnapshot Engine::snapshot() const {
   EngineSnapshot s;

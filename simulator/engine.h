@@ -36,10 +36,10 @@
 namespace kvsim::sim {
 
 struct EngineConfig {
-  KvCacheConfig cache;              // pool (block count from core/capacity.h), eviction, ...
+  KvCacheConfig cache;  // pool (block count from core/capacity.h), eviction, ...
   SchedulerLimits scheduler;
-  uint64_t max_model_len = 0;       // the model's context in tokens; 0 = unlimited
-  double host_link_bytes_per_s = 0; // one direction; needed for swap preemption
+  uint64_t max_model_len = 0;        // the model's context in tokens; 0 = unlimited
+  double host_link_bytes_per_s = 0;  // one direction; needed for swap preemption
   uint64_t progress_every_events = uint64_t{1} << 15;  // progress callback period
 };
 
@@ -49,24 +49,24 @@ struct EngineStats {
   uint64_t iterations = 0;
   uint64_t arrivals = 0;
   uint64_t completed = 0;
-  uint64_t dropped[4] = {0, 0, 0, 0};   // by DropReason
+  uint64_t dropped[4] = {0, 0, 0, 0};  // by DropReason
   uint64_t preemptions_recompute = 0;
   uint64_t preemptions_swap = 0;
   uint64_t swap_out_bytes = 0;
   uint64_t swap_in_bytes = 0;
-  uint64_t prefill_tokens = 0;      // prompt tokens computed (recomputation included)
+  uint64_t prefill_tokens = 0;  // prompt tokens computed (recomputation included)
   uint64_t decode_tokens = 0;
   // Tokens computed again after recompute preemptions lost them. Every run satisfies
   //   prefill_tokens + decode_tokens
   //     = sum(P + O - 1) - sum(prompt tokens cached at first admission) + recomputed_tokens
   // over the requests admitted (all of them once the run ends, drops aside).
   uint64_t recomputed_tokens = 0;
-  uint64_t output_tokens = 0;       // output tokens sampled (all requests)
-  uint32_t kv_blocks_peak = 0;      // most blocks in use at once
-  int64_t busy_ns = 0;              // sum of iteration durations
-  int64_t last_event_ns = 0;        // the simulated time the run ended
+  uint64_t output_tokens = 0;        // output tokens sampled (all requests)
+  uint32_t kv_blocks_peak = 0;       // most blocks in use at once
+  int64_t busy_ns = 0;               // sum of iteration durations
+  int64_t last_event_ns = 0;         // the simulated time the run ended
   long double kv_used_block_ns = 0;  // integral of used blocks over time
-  long double in_system_ns = 0;     // integral of requests in the system over time
+  long double in_system_ns = 0;      // integral of requests in the system over time
 
   uint64_t dropped_total() const { return dropped[0] + dropped[1] + dropped[2] + dropped[3]; }
 };
@@ -77,7 +77,7 @@ struct Progress {
   uint64_t completed = 0;
   uint64_t dropped = 0;
   uint64_t events = 0;
-  double fraction = 0;   // share of the workload done, [0, 1]
+  double fraction = 0;  // share of the workload done, [0, 1]
 };
 
 class Engine {
@@ -131,18 +131,18 @@ class Engine {
   std::vector<SimObserver*> observers_;
   std::function<void(const Progress&)> progress_;
 
-  RequestSpec next_;            // the request whose arrival event is queued
+  RequestSpec next_;  // the request whose arrival event is queued
   bool has_next_ = false;
   Status source_status_;
   std::vector<BlockHash> hashes_;
-  StepPlan plan_;               // the iteration in flight
+  StepPlan plan_;  // the iteration in flight
   StepResult result_;
   IterationRecord iteration_;
   bool busy_ = false;
   int64_t to_host_free_ns_ = 0;    // when the device->host link is next free
   int64_t to_device_free_ns_ = 0;  // when the host->device link is next free
   uint64_t in_system_ = 0;
-  int64_t clock_ns_ = 0;           // last time the integrals were advanced to
+  int64_t clock_ns_ = 0;  // last time the integrals were advanced to
   uint64_t next_progress_events_ = 0;
   EngineStats stats_;
 };

@@ -15,14 +15,14 @@
 namespace kvsim::sim {
 
 enum class EventKind : uint8_t {
-  kArrival,        // the next request of the workload arrives (payload unused)
-  kIterationEnd,   // the engine iteration in flight finishes (payload: iteration number)
-  kSwapEnd,        // a swap transfer over the host link finishes (payload: request slot)
+  kArrival,       // the next request of the workload arrives (payload unused)
+  kIterationEnd,  // the engine iteration in flight finishes (payload: iteration number)
+  kSwapEnd,       // a swap transfer over the host link finishes (payload: request slot)
 };
 
 struct Event {
   int64_t time_ns = 0;
-  uint64_t seq = 0;      // insertion order, the tie-break
+  uint64_t seq = 0;  // insertion order, the tie-break
   EventKind kind = EventKind::kArrival;
   uint64_t payload = 0;  // meaning depends on kind
 };

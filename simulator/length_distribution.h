@@ -31,12 +31,12 @@ StatusOr<LengthKind> parse_length_kind(std::string_view name);
 
 struct LengthConfig {
   LengthKind kind = LengthKind::kFixed;
-  uint32_t value = 256;     // fixed: tokens
-  uint32_t min = 1;         // uniform, lognormal: smallest length
-  uint32_t max = 1 << 20;   // uniform, lognormal: largest length
-  double mean = 256;        // lognormal: mean tokens
-  double sigma = 1.0;       // lognormal: standard deviation of ln(length)
-  std::string trace;        // empirical: trace file (data: paths resolved by the caller)
+  uint32_t value = 256;    // fixed: tokens
+  uint32_t min = 1;        // uniform, lognormal: smallest length
+  uint32_t max = 1 << 20;  // uniform, lognormal: largest length
+  double mean = 256;       // lognormal: mean tokens
+  double sigma = 1.0;      // lognormal: standard deviation of ln(length)
+  std::string trace;       // empirical: trace file (data: paths resolved by the caller)
   TraceFormat trace_format = TraceFormat::kAuto;
 };
 
@@ -46,8 +46,7 @@ inline constexpr size_t kMaxEmpiricalSamples = size_t{1} << 20;
 class EmpiricalLengths {
  public:
   static StatusOr<std::shared_ptr<const EmpiricalLengths>> load(const std::string& path,
-                                                                TraceFormat format,
-                                                                uint64_t seed);
+                                                                TraceFormat format, uint64_t seed);
   const std::vector<std::pair<uint32_t, uint32_t>>& rows() const { return rows_; }
 
  private:

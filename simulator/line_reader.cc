@@ -61,7 +61,7 @@ StatusOr<bool> LineReader::next(std::string_view* line) {
     if (end_ - begin_ > kMaxLineBytes) {
       ++line_number_;
       return Status::io_error(where() + ": line longer than " +
-                                 std::to_string(kMaxLineBytes >> 20) + " MiB");
+                              std::to_string(kMaxLineBytes >> 20) + " MiB");
     }
     const size_t unread_before = end_ - begin_;
     if (!refill()) break;

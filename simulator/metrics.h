@@ -23,11 +23,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "simulator/engine.h"
 #include "simulator/sim_observer.h"
@@ -94,8 +93,8 @@ class MetricsCollector final : public SimObserver {
 // when `with_wall` (stdout), never in summary.json.
 nlohmann::ordered_json summary_to_json(const Summary& summary, bool with_wall);
 
-// Flattens nested objects into dotted keys ("ttft_s.p99"), leaves in document order (summary_to_json keeps field order); for
-// tables of many runs (sweeps).
+// Flattens nested objects into dotted keys ("ttft_s.p99"), leaves in document order
+// (summary_to_json keeps field order); for tables of many runs (sweeps).
 std::vector<std::pair<std::string, nlohmann::ordered_json>> flatten_json(
     const nlohmann::ordered_json& object);
 

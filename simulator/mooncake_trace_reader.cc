@@ -3,17 +3,16 @@
 // timestamp in milliseconds from the start of the trace; one hash id per 512 prompt tokens,
 // so len(hash_ids) <= ceil(input_length / 512) (fewer: the rest of the prompt is unique).
 #include <cmath>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "simulator/trace_reader_formats.h"
 
 namespace kvsim::sim {
 namespace {
 
-constexpr double kMaxTokens = 2147483648.0;         // 2^31, as the CSV readers
-constexpr double kMaxTimestampMs = 9.0e12;          // ns still fit in int64
+constexpr double kMaxTokens = 2147483648.0;  // 2^31, as the CSV readers
+constexpr double kMaxTimestampMs = 9.0e12;   // ns still fit in int64
 
 class MooncakeReader final : public TraceReader {
  public:
@@ -54,7 +53,8 @@ class MooncakeReader final : public TraceReader {
   }
 
   StatusOr<bool> parse_object(const nlohmann::json& object, TraceRow* row) const {
-    KVSIM_ASSIGN_OR_RETURN(const double timestamp_ms, number(object, "timestamp", 0, kMaxTimestampMs));
+    KVSIM_ASSIGN_OR_RETURN(const double timestamp_ms,
+                           number(object, "timestamp", 0, kMaxTimestampMs));
     KVSIM_ASSIGN_OR_RETURN(const double input, number(object, "input_length", 1, kMaxTokens));
     KVSIM_ASSIGN_OR_RETURN(const double output, number(object, "output_length", 1, kMaxTokens));
     if (input != std::floor(input) || output != std::floor(output)) {

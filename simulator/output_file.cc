@@ -1,11 +1,11 @@
 #include "simulator/output_file.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
-
-#include <unistd.h>
 
 namespace kvsim::sim {
 namespace {
@@ -18,12 +18,12 @@ StatusOr<std::unique_ptr<OutputFile>> OutputFile::create(const std::string& path
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   std::error_code error;
   if (!parent.empty()) std::filesystem::create_directories(parent, error);
-  if (error) return Status::io_error(parent.string() + ": cannot create folder: " + error.message());
+  if (error)
+    return Status::io_error(parent.string() + ": cannot create folder: " + error.message());
   const std::filesystem::path target(path);
-  const std::string temporary =
-      (target.parent_path() /
-       ("." + target.filename().string() + ".tmp" + std::to_string(::getpid())))
-          .string();
+  const std::string temporary = (target.parent_path() / ("." + target.filename().string() + ".tmp" +
+                                                         std::to_string(::getpid())))
+                                    .string();
   std::FILE* file = std::fopen(temporary.c_str(), "wb");
   if (file == nullptr) {
     return Status::io_error(temporary + ": cannot write: " + std::strerror(errno));

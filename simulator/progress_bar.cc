@@ -19,7 +19,9 @@ std::string format_duration(double seconds) {
 }  // namespace
 
 ProgressBar::ProgressBar(std::FILE* out, bool terminal)
-    : out_(out), terminal_(terminal), start_(std::chrono::steady_clock::now()),
+    : out_(out),
+      terminal_(terminal),
+      start_(std::chrono::steady_clock::now()),
       last_draw_(start_) {}
 
 std::string ProgressBar::render(const Progress& p, double elapsed_s) {

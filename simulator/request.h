@@ -21,10 +21,10 @@
 namespace kvsim::sim {
 
 struct RequestSpec {
-  uint64_t id = 0;               // 0, 1, 2, ... in arrival order (per simulation)
-  int64_t arrival_ns = 0;        // from the start of the simulation, non-decreasing
-  uint32_t prompt_tokens = 0;    // >= 1
-  uint32_t output_tokens = 0;    // >= 1 (the first comes out of the prefill)
+  uint64_t id = 0;                 // 0, 1, 2, ... in arrival order (per simulation)
+  int64_t arrival_ns = 0;          // from the start of the simulation, non-decreasing
+  uint32_t prompt_tokens = 0;      // >= 1
+  uint32_t output_tokens = 0;      // >= 1 (the first comes out of the prefill)
   std::vector<uint64_t> hash_ids;  // content ids per hash_block_tokens prompt tokens
   uint32_t hash_block_tokens = 0;  // tokens per hash id; 0 when hash_ids is empty
   int64_t prefix_group = -1;       // shared-prefix group, -1 = none
@@ -33,10 +33,10 @@ struct RequestSpec {
 
 // Rows a workload left out, and why; reported in the summary.
 struct WorkloadStats {
-  uint64_t rows_read = 0;        // data rows seen (header excluded)
-  uint64_t rows_skipped_bad = 0; // malformed rows skipped under skip_bad_rows
-  uint64_t rows_failed = 0;      // rows of failed requests (BurstGPT: zero response tokens)
-  std::string first_bad_row;     // "file:line: what was wrong" of the first skipped row
+  uint64_t rows_read = 0;         // data rows seen (header excluded)
+  uint64_t rows_skipped_bad = 0;  // malformed rows skipped under skip_bad_rows
+  uint64_t rows_failed = 0;       // rows of failed requests (BurstGPT: zero response tokens)
+  std::string first_bad_row;      // "file:line: what was wrong" of the first skipped row
 };
 
 class RequestSource {

@@ -9,8 +9,9 @@ double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 StatusOr<std::unique_ptr<RequestsCsvWriter>> RequestsCsvWriter::create(const std::string& path) {
   KVSIM_ASSIGN_OR_RETURN(auto file, OutputFile::create(path));
-  file->write("id,arrival_s,prompt_tokens,output_tokens,cached_prompt_tokens,ttft_s,tpot_s,"
-              "e2e_s,preemptions\n");
+  file->write(
+      "id,arrival_s,prompt_tokens,output_tokens,cached_prompt_tokens,ttft_s,tpot_s,"
+      "e2e_s,preemptions\n");
   return std::unique_ptr<RequestsCsvWriter>(new RequestsCsvWriter(std::move(file)));
 }
 

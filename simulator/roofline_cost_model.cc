@@ -29,8 +29,8 @@ RooflineInputs roofline_inputs(const ModelSpec& model, const DeviceSpec& device,
                                const CapacityResult& capacity, DType weight_dtype, uint32_t tp) {
   KVSIM_CHECK(capacity.weight_bytes.has_value(), "the roofline needs the model's parameter count");
   RooflineInputs in;
-  in.active_params = static_cast<double>(
-      model.num_active_params > 0 ? model.num_active_params : model.num_params);
+  in.active_params =
+      static_cast<double>(model.num_active_params > 0 ? model.num_active_params : model.num_params);
   in.num_layers = model.num_layers;
   in.hidden_size = model.hidden_size;
   const double per_layer_heads = static_cast<double>(model.num_layers) * model.num_attention_heads;
@@ -42,7 +42,8 @@ RooflineInputs roofline_inputs(const ModelSpec& model, const DeviceSpec& device,
   in.weight_bytes_per_device = static_cast<double>(*capacity.weight_bytes);
   in.kv_bytes_per_token_per_device =
       static_cast<double>(capacity.kv_bytes_per_block) / capacity.block_size;
-  in.activation_bytes = dtype_bits(weight_dtype == DType::kBf16 ? DType::kBf16 : DType::kFp16) / 8.0;
+  in.activation_bytes =
+      dtype_bits(weight_dtype == DType::kBf16 ? DType::kBf16 : DType::kFp16) / 8.0;
   in.peak_flops = peak_flops(device, weight_dtype);
   in.memory_bytes_per_s = device.memory_bandwidth_gbps * kGiga;
   in.interconnect_bytes_per_s = device.interconnect_gbps * kGiga;
@@ -66,11 +67,12 @@ IterationCost RooflineCostModel::breakdown(const BatchShape& batch) const {
   const double bytes = in.weight_bytes_per_device + kv_tokens * in.kv_bytes_per_token_per_device;
   cost.memory_s = bytes / (in.memory_bytes_per_s * config_.bandwidth_efficiency);
   if (in.tp > 1) {
-    const double payload = static_cast<double>(batch.new_tokens) * in.hidden_size *
-                           in.activation_bytes;
+    const double payload =
+        static_cast<double>(batch.new_tokens) * in.hidden_size * in.activation_bytes;
     const double ring_bytes = 2.0 * (tp - 1.0) / tp * payload;
-    const double one = ring_bytes / (in.interconnect_bytes_per_s * config_.interconnect_efficiency) +
-                       config_.allreduce_latency_s;
+    const double one =
+        ring_bytes / (in.interconnect_bytes_per_s * config_.interconnect_efficiency) +
+        config_.allreduce_latency_s;
     cost.communication_s = 2.0 * in.num_layers * one;
   }
   cost.overhead_s = config_.iteration_overhead_s;

@@ -33,27 +33,27 @@ namespace kvsim::sim {
 
 // The efficiencies and fixed costs of the roofline (scenario `cost_model:`).
 struct CostModelConfig {
-  double compute_efficiency = 0.6;     // achieved / peak FLOP/s (prefill MFU of vLLM ~0.5-0.7)
-  double bandwidth_efficiency = 0.8;   // achieved / peak memory bandwidth (decode)
+  double compute_efficiency = 0.6;       // achieved / peak FLOP/s (prefill MFU of vLLM ~0.5-0.7)
+  double bandwidth_efficiency = 0.8;     // achieved / peak memory bandwidth (decode)
   double interconnect_efficiency = 0.7;  // achieved / peak device-to-device bandwidth
-  double iteration_overhead_s = 1e-3;  // fixed time per iteration, seconds
-  double allreduce_latency_s = 10e-6;  // fixed time per all-reduce (tp > 1), seconds
-  std::string calibration;             // CSV of measured iteration times; empty = roofline
+  double iteration_overhead_s = 1e-3;    // fixed time per iteration, seconds
+  double allreduce_latency_s = 10e-6;    // fixed time per all-reduce (tp > 1), seconds
+  std::string calibration;               // CSV of measured iteration times; empty = roofline
 };
 
 // The figures the roofline needs, derived once from the presets.
 struct RooflineInputs {
-  double active_params = 0;            // parameters used per token
+  double active_params = 0;  // parameters used per token
   uint32_t num_layers = 0;
   uint32_t hidden_size = 0;
-  double attention_flops_per_pair = 0; // FLOPs per (query, key) pair, all layers and heads
+  double attention_flops_per_pair = 0;  // FLOPs per (query, key) pair, all layers and heads
   uint32_t tp = 1;
   double weight_bytes_per_device = 0;
   double kv_bytes_per_token_per_device = 0;  // NZ padding included
-  double activation_bytes = 2;         // bytes per activation element (all-reduce payload)
-  double peak_flops = 0;               // per device, FLOP/s
-  double memory_bytes_per_s = 0;       // per device
-  double interconnect_bytes_per_s = 0; // per device
+  double activation_bytes = 2;               // bytes per activation element (all-reduce payload)
+  double peak_flops = 0;                     // per device, FLOP/s
+  double memory_bytes_per_s = 0;             // per device
+  double interconnect_bytes_per_s = 0;       // per device
 };
 
 // Builds the inputs. Checked: capacity has weight bytes (the model has a parameter count).

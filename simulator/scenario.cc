@@ -50,8 +50,8 @@ Status read_cache(const ConfigNode& node, CacheSection* cache) {
     if (!policy.is_ok()) r.fail(*node.find("retention"), policy.status().message());
   }
   const std::vector<std::string> evictions = {"lru", "lfu", "fifo"};
-  if (r.status().is_ok() && std::find(evictions.begin(), evictions.end(), cache->eviction) ==
-                                evictions.end()) {
+  if (r.status().is_ok() &&
+      std::find(evictions.begin(), evictions.end(), cache->eviction) == evictions.end()) {
     r.fail(*node.find("eviction"),
            unknown_name_message("eviction policy", cache->eviction, evictions) +
                " (prefix_caching: false turns caching off)");
@@ -120,8 +120,8 @@ Status read_synthetic(const ConfigNode& node, const std::string& base_dir, Synth
   for (const char* key : {"prompt_tokens", "output_tokens"}) {
     const ConfigNode* child = r.child(key);
     if (child == nullptr) continue;
-    LengthConfig* length = std::string_view(key) == "prompt_tokens" ? &out->prompt_tokens
-                                                                    : &out->output_tokens;
+    LengthConfig* length =
+        std::string_view(key) == "prompt_tokens" ? &out->prompt_tokens : &out->output_tokens;
     KVSIM_RETURN_IF_ERROR(
         read_length(*child, std::string("workload.synthetic.") + key, base_dir, length));
   }
@@ -217,8 +217,8 @@ Status apply_override(ConfigNode* tree, std::string_view assignment) {
   const std::string key(assignment.substr(0, equals));
   const std::string value(assignment.substr(equals + 1));
   SourceMark mark{"--set " + std::string(assignment), 0, 0};
-  ConfigNode node = value == "null" || value == "~" ? ConfigNode::null(mark)
-                                                     : ConfigNode::scalar(value, mark);
+  ConfigNode node =
+      value == "null" || value == "~" ? ConfigNode::null(mark) : ConfigNode::scalar(value, mark);
   const Status set = tree->set_path(key, std::move(node));
   return set.is_ok() ? set : set.with_context("--set " + std::string(assignment));
 }

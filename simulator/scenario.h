@@ -43,49 +43,49 @@ std::string_view preemption_mode_name(PreemptionMode mode);
 StatusOr<PreemptionMode> parse_preemption_mode(std::string_view name);
 
 struct CacheSection {
-  uint32_t block_size = 0;         // tokens per block; 0 = the device's default
-  DType dtype = DType::kFp16;      // KV storage dtype
-  uint32_t quant_group = 0;        // elements per fp16 scale + zero group; 0 = none
-  double mem_fraction = 0.9;       // share of device memory the engine may use
+  uint32_t block_size = 0;           // tokens per block; 0 = the device's default
+  DType dtype = DType::kFp16;        // KV storage dtype
+  uint32_t quant_group = 0;          // elements per fp16 scale + zero group; 0 = none
+  double mem_fraction = 0.9;         // share of device memory the engine may use
   uint64_t num_blocks_override = 0;  // 0 = the capacity planner's block count
-  bool prefix_caching = true;      // reuse cached prefix blocks across requests
-  std::string eviction = "lru";    // order cached free blocks are reused: lru, lfu, fifo
-  std::string retention = "full";  // per-sequence retention policy (core/retention_policy.h)
-  double host_swap_gib = 4.0;      // host tier for swap preemption, GiB (vLLM swap_space 4)
+  bool prefix_caching = true;        // reuse cached prefix blocks across requests
+  std::string eviction = "lru";      // order cached free blocks are reused: lru, lfu, fifo
+  std::string retention = "full";    // per-sequence retention policy (core/retention_policy.h)
+  double host_swap_gib = 4.0;        // host tier for swap preemption, GiB (vLLM swap_space 4)
 };
 
 struct SchedulerSection {
-  uint32_t max_num_seqs = 256;              // requests in one batch (vLLM default 256)
-  uint32_t max_num_batched_tokens = 8192;   // tokens computed per iteration
-  bool chunked_prefill = true;              // split long prompts over iterations
+  uint32_t max_num_seqs = 256;             // requests in one batch (vLLM default 256)
+  uint32_t max_num_batched_tokens = 8192;  // tokens computed per iteration
+  bool chunked_prefill = true;             // split long prompts over iterations
   PreemptionMode preemption = PreemptionMode::kRecompute;
 };
 
 struct WorkloadSection {
-  std::string trace;                          // trace file; empty = synthetic
+  std::string trace;  // trace file; empty = synthetic
   TraceFormat trace_format = TraceFormat::kAuto;
-  bool skip_bad_rows = false;                 // skip and count malformed rows
-  SyntheticConfig synthetic;                  // used when trace is empty
-  uint64_t max_requests = 0;                  // 0 = all
-  double time_scale = 1.0;                    // multiplies arrival times (> 1: slower)
-  double rate = 0;                            // requests/s override (0 = none); wins over
-                                              // time_scale; for traces: rescales arrivals
-  uint32_t prefix_tokens = 512;               // csv traces: shared tokens of a prefix_group
+  bool skip_bad_rows = false;    // skip and count malformed rows
+  SyntheticConfig synthetic;     // used when trace is empty
+  uint64_t max_requests = 0;     // 0 = all
+  double time_scale = 1.0;       // multiplies arrival times (> 1: slower)
+  double rate = 0;               // requests/s override (0 = none); wins over
+                                 // time_scale; for traces: rescales arrivals
+  uint32_t prefix_tokens = 512;  // csv traces: shared tokens of a prefix_group
 };
 
 struct OutputSection {
-  std::string dir;                   // where files go; empty = no files (unless --out)
-  bool requests_csv = true;          // DIR/requests.csv
-  bool timeseries = true;            // DIR/timeseries.csv
+  std::string dir;                     // where files go; empty = no files (unless --out)
+  bool requests_csv = true;            // DIR/requests.csv
+  bool timeseries = true;              // DIR/timeseries.csv
   double timeseries_interval_s = 1.0;  // simulated seconds between time-series rows
-  std::string chrome_trace;          // Chrome trace-event JSON file; empty = none
+  std::string chrome_trace;            // Chrome trace-event JSON file; empty = none
 };
 
 struct Scenario {
-  std::string name;           // preset name or file stem
-  std::string description;    // one line, shown by `kvsim presets`
-  uint64_t seed = 0;          // seeds every random choice of the workload
-  ConfigNode model;           // scalar: preset name or path; map: inline preset
+  std::string name;         // preset name or file stem
+  std::string description;  // one line, shown by `kvsim presets`
+  uint64_t seed = 0;        // seeds every random choice of the workload
+  ConfigNode model;         // scalar: preset name or path; map: inline preset
   ConfigNode device;
   uint32_t num_devices = 1;
   DType weight_dtype = DType::kFp16;
@@ -94,7 +94,7 @@ struct Scenario {
   WorkloadSection workload;
   CostModelConfig cost_model;
   OutputSection output;
-  ConfigNode tree;            // the tree it was read from (overrides applied)
+  ConfigNode tree;  // the tree it was read from (overrides applied)
 };
 
 // Applies one "dotted.key=value" override to the tree. The value is a scalar; "null" clears.

@@ -54,14 +54,14 @@ struct ScheduledChunk {
 
 // A step's decisions.
 struct StepPlan {
-  std::vector<ScheduledChunk> chunks;   // the batch, in schedule order
-  BatchShape shape;                     // its sums, for the cost model
-  std::vector<uint32_t> preempted;      // preempted by recompute this step
+  std::vector<ScheduledChunk> chunks;                      // the batch, in schedule order
+  BatchShape shape;                                        // its sums, for the cost model
+  std::vector<uint32_t> preempted;                         // preempted by recompute this step
   std::vector<std::pair<uint32_t, uint64_t>> swapped_out;  // (slot, bytes) transfers to start
   std::vector<std::pair<uint32_t, uint64_t>> swapped_in;   // (slot, bytes) transfers to start
-  std::vector<uint32_t> dropped;        // can never fit: the engine releases them
-  std::vector<uint32_t> admitted;       // scheduled for the first time
-  uint64_t recomputed_tokens = 0;       // tokens computed again (lost to a recompute preemption)
+  std::vector<uint32_t> dropped;   // can never fit: the engine releases them
+  std::vector<uint32_t> admitted;  // scheduled for the first time
+  uint64_t recomputed_tokens = 0;  // tokens computed again (lost to a recompute preemption)
 
   void clear();
   bool has_work() const { return !chunks.empty(); }
@@ -72,7 +72,11 @@ struct StepResult {
   std::vector<uint32_t> first_tokens;  // sampled their first output token
   std::vector<uint32_t> finished;      // sampled their last output token (freed in the cache)
   uint64_t output_tokens = 0;          // output tokens sampled in the step
-  void clear() { first_tokens.clear(); finished.clear(); output_tokens = 0; }
+  void clear() {
+    first_tokens.clear();
+    finished.clear();
+    output_tokens = 0;
+  }
 };
 
 class Scheduler {
@@ -115,9 +119,9 @@ class Scheduler {
   SchedulerLimits limits_;
   KvCacheManager* cache_;
   RequestTable* requests_;
-  std::vector<uint32_t> running_;   // admission order: the back is the newest
+  std::vector<uint32_t> running_;  // admission order: the back is the newest
   std::deque<uint32_t> waiting_;
-  std::deque<uint32_t> swapped_;    // swapped out, ready to come back
+  std::deque<uint32_t> swapped_;  // swapped out, ready to come back
   size_t num_swapping_out_ = 0;
   size_t num_swapping_in_ = 0;
   std::vector<BlockHash> hash_scratch_;

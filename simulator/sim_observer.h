@@ -25,19 +25,19 @@ struct EngineSnapshot {
 };
 
 struct IterationRecord {
-  uint64_t index = 0;        // 0, 1, 2, ...
-  int64_t decided_ns = 0;    // when the scheduler formed the batch
-  int64_t start_ns = 0;      // when it ran (later than decided when swap-outs had to finish)
+  uint64_t index = 0;      // 0, 1, 2, ...
+  int64_t decided_ns = 0;  // when the scheduler formed the batch
+  int64_t start_ns = 0;    // when it ran (later than decided when swap-outs had to finish)
   int64_t end_ns = 0;
   BatchShape shape;
   uint64_t output_tokens = 0;  // output tokens sampled at its end
 };
 
 enum class DropReason : uint8_t {
-  kTooLong,        // prompt + output longer than the model's context
-  kTooLarge,       // needs more KV blocks than the pool has
-  kBudget,         // without chunked prefill: more tokens than max_num_batched_tokens
-  kNeverFits,      // found at run time: cannot be scheduled even with the device to itself
+  kTooLong,    // prompt + output longer than the model's context
+  kTooLarge,   // needs more KV blocks than the pool has
+  kBudget,     // without chunked prefill: more tokens than max_num_batched_tokens
+  kNeverFits,  // found at run time: cannot be scheduled even with the device to itself
 };
 
 struct RequestRecord {
@@ -54,7 +54,7 @@ struct RequestRecord {
 
 struct TransferRecord {
   uint64_t request_id = 0;
-  bool to_host = true;    // swap out (device -> host) or in
+  bool to_host = true;  // swap out (device -> host) or in
   int64_t start_ns = 0;
   int64_t end_ns = 0;
   uint64_t bytes = 0;
@@ -64,8 +64,8 @@ class SimObserver {
  public:
   virtual ~SimObserver() = default;
   // After an iteration ended and its results were applied; `after` is the state then.
-  virtual void on_iteration(const IterationRecord& /*iteration*/,
-                            const EngineSnapshot& /*after*/) {}
+  virtual void on_iteration(const IterationRecord& /*iteration*/, const EngineSnapshot& /*after*/) {
+  }
   virtual void on_request_finished(const RequestRecord& /*request*/) {}
   virtual void on_request_dropped(const RequestRecord& /*request*/, DropReason /*reason*/) {}
   virtual void on_transfer(const TransferRecord& /*transfer*/) {}

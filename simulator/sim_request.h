@@ -32,18 +32,18 @@ enum class RequestPhase : uint8_t {
 };
 
 struct SimRequest {
-  RequestId id = 0;                 // the workload's id (also the cache manager's)
+  RequestId id = 0;  // the workload's id (also the cache manager's)
   uint32_t prompt_tokens = 0;
   uint32_t output_tokens = 0;
-  uint32_t generated = 0;           // output tokens sampled so far
-  uint32_t scheduled_tokens = 0;    // tokens scheduled in the iteration in flight
-  uint64_t computed = 0;            // tokens whose KV is in the cache
-  uint64_t high_water = 0;          // most tokens ever computed (or cached at admission)
-  uint32_t num_hashes = 0;          // block hashes given to the cache manager
+  uint32_t generated = 0;             // output tokens sampled so far
+  uint32_t scheduled_tokens = 0;      // tokens scheduled in the iteration in flight
+  uint64_t computed = 0;              // tokens whose KV is in the cache
+  uint64_t high_water = 0;            // most tokens ever computed (or cached at admission)
+  uint32_t num_hashes = 0;            // block hashes given to the cache manager
   uint32_t cached_prompt_tokens = 0;  // prefix-cache hit at first admission
   uint32_t preemptions = 0;
   RequestPhase phase = RequestPhase::kFree;
-  bool admitted = false;            // scheduled at least once
+  bool admitted = false;  // scheduled at least once
   int64_t arrival_ns = 0;
   int64_t first_scheduled_ns = -1;  // start of the first iteration it was in
   int64_t first_token_ns = -1;      // end of the iteration that sampled output token 1

@@ -46,7 +46,8 @@ Status fill_engine_config(const Scenario& s, const SimulationSetup& setup, Engin
     if (!capacity.num_blocks || *capacity.num_blocks == 0) {
       return Status::invalid_argument(
           "no KV block fits: '" + setup.model.name + "' on " + std::to_string(s.num_devices) +
-          " x '" + setup.device.name + "' leaves no memory for the KV cache (weights + "
+          " x '" + setup.device.name +
+          "' leaves no memory for the KV cache (weights + "
           "activation reserve exceed memory x mem_fraction); raise num_devices or mem_fraction");
     }
     num_blocks = *capacity.num_blocks;
@@ -60,8 +61,8 @@ Status fill_engine_config(const Scenario& s, const SimulationSetup& setup, Engin
   e->cache.block_size = capacity.block_size;
   e->cache.eviction = s.cache.prefix_caching ? s.cache.eviction : "none";
   e->cache.bytes_per_block = capacity.kv_bytes_per_block;
-  const double host_blocks = std::floor(s.cache.host_swap_gib * kGiB /
-                                        static_cast<double>(capacity.kv_bytes_per_block));
+  const double host_blocks =
+      std::floor(s.cache.host_swap_gib * kGiB / static_cast<double>(capacity.kv_bytes_per_block));
   e->cache.num_host_blocks = static_cast<uint32_t>(
       std::min(host_blocks, static_cast<double>(std::numeric_limits<uint32_t>::max())));
   KVSIM_ASSIGN_OR_RETURN(auto retention, resolve_retention(s, setup.model));
@@ -97,7 +98,8 @@ StatusOr<double> trace_rate(const WorkloadSection& w) {
     last_ns = request.arrival_ns;
   }
   if (count < 2 || last_ns == 0) {
-    return Status::invalid_argument(w.trace + ": workload.rate needs a trace with arrivals "
+    return Status::invalid_argument(w.trace +
+                                    ": workload.rate needs a trace with arrivals "
                                     "spread over time (at least two distinct timestamps)");
   }
   return static_cast<double>(count - 1) / (static_cast<double>(last_ns) / 1e9);
@@ -191,8 +193,14 @@ StatusOr<Summary> run_simulation(const SimulationSetup& setup, const RunOptions&
   const auto wall_start = std::chrono::steady_clock::now();
   const Scenario& s = setup.scenario;
   KVSIM_ASSIGN_OR_RETURN(auto cost_model, make_cost_model(setup));
-  RunInfo info{s.name, setup.model.name, setup.device.name, cost_model->name(), s.seed,
-               s.num_devices, setup.capacity.block_size, setup.engine.cache.num_blocks,
+  RunInfo info{s.name,
+               setup.model.name,
+               setup.device.name,
+               cost_model->name(),
+               s.seed,
+               s.num_devices,
+               setup.capacity.block_size,
+               setup.engine.cache.num_blocks,
                setup.capacity.kv_bytes_per_block};
   KVSIM_ASSIGN_OR_RETURN(auto source, make_request_source(s.workload, s.seed));
   KVSIM_ASSIGN_OR_RETURN(auto engine,

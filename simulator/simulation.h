@@ -35,9 +35,9 @@ struct SimulationSetup {
   Scenario scenario;
   ModelSpec model;
   DeviceSpec device;
-  CapacityQuery capacity_query;   // what `kvsim capacity` would be asked
+  CapacityQuery capacity_query;  // what `kvsim capacity` would be asked
   CapacityResult capacity;
-  EngineConfig engine;            // num_blocks from capacity (or the override)
+  EngineConfig engine;  // num_blocks from capacity (or the override)
 };
 
 StatusOr<SimulationSetup> prepare_simulation(const Scenario& scenario);
@@ -52,8 +52,8 @@ StatusOr<std::unique_ptr<RequestSource>> make_request_source(const WorkloadSecti
                                                              uint64_t seed);
 
 struct RunOptions {
-  std::string out_dir;        // overrides output.dir; empty and no output.dir = no files
-  std::string chrome_trace;   // overrides output.chrome_trace
+  std::string out_dir;       // overrides output.dir; empty and no output.dir = no files
+  std::string chrome_trace;  // overrides output.chrome_trace
   std::function<void(const Progress&)> progress;
   std::vector<SimObserver*> observers;  // more observers (the GUI's plots)
 };

@@ -46,7 +46,8 @@ Status validate_synthetic_config(const SyntheticConfig& config) {
   }
   const SharedPrefixConfig& prefix = config.shared_prefix;
   if (prefix.probability < 0 || prefix.probability > 1) {
-    return Status::invalid_argument("workload.synthetic.shared_prefix.probability must be in [0, 1]");
+    return Status::invalid_argument(
+        "workload.synthetic.shared_prefix.probability must be in [0, 1]");
   }
   if (prefix.probability > 0 && (prefix.groups == 0 || prefix.tokens == 0)) {
     return Status::invalid_argument(
@@ -82,9 +83,15 @@ StatusOr<std::unique_ptr<SyntheticSource>> SyntheticSource::create(const Synthet
 
 SyntheticSource::SyntheticSource(const SyntheticConfig& config, uint64_t seed, double time_scale,
                                  LengthSampler prompt, LengthSampler output, bool joint)
-    : config_(config), time_scale_(time_scale), prompt_(std::move(prompt)),
-      output_(std::move(output)), joint_(joint), arrival_rng_(seed, kArrivals),
-      prompt_rng_(seed, kPrompt), output_rng_(seed, kOutput), prefix_rng_(seed, kPrefix) {}
+    : config_(config),
+      time_scale_(time_scale),
+      prompt_(std::move(prompt)),
+      output_(std::move(output)),
+      joint_(joint),
+      arrival_rng_(seed, kArrivals),
+      prompt_rng_(seed, kPrompt),
+      output_rng_(seed, kOutput),
+      prefix_rng_(seed, kPrefix) {}
 
 int64_t SyntheticSource::next_gap_ns() {
   const double mean_s = 1.0 / config_.rate_per_s;

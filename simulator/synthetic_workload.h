@@ -38,12 +38,12 @@ struct SharedPrefixConfig {
 };
 
 struct SyntheticConfig {
-  uint64_t num_requests = 1000;                     // requests to generate
+  uint64_t num_requests = 1000;  // requests to generate
   ArrivalProcess arrival = ArrivalProcess::kPoisson;
-  double rate_per_s = 1.0;                          // mean arrival rate, requests per second
-  double cv = 1.0;                                  // gamma: coefficient of variation of gaps
-  LengthConfig prompt_tokens;                       // prompt length distribution
-  LengthConfig output_tokens;                       // output length distribution
+  double rate_per_s = 1.0;     // mean arrival rate, requests per second
+  double cv = 1.0;             // gamma: coefficient of variation of gaps
+  LengthConfig prompt_tokens;  // prompt length distribution
+  LengthConfig output_tokens;  // output length distribution
   SharedPrefixConfig shared_prefix;
 };
 

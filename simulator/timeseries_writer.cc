@@ -6,8 +6,9 @@ StatusOr<std::unique_ptr<TimeseriesWriter>> TimeseriesWriter::create(const std::
                                                                      int64_t interval_ns) {
   KVSIM_CHECK(interval_ns > 0, "time-series interval must be positive");
   KVSIM_ASSIGN_OR_RETURN(auto file, OutputFile::create(path));
-  file->write("time_s,kv_blocks_used,kv_blocks_cached_free,kv_blocks_free,running,waiting,"
-              "swapped,tokens_per_s\n");
+  file->write(
+      "time_s,kv_blocks_used,kv_blocks_cached_free,kv_blocks_free,running,waiting,"
+      "swapped,tokens_per_s\n");
   return std::unique_ptr<TimeseriesWriter>(new TimeseriesWriter(std::move(file), interval_ns));
 }
 
@@ -32,8 +33,7 @@ void TimeseriesWriter::emit_rows_until(int64_t time_ns, bool inclusive) {
   }
 }
 
-void TimeseriesWriter::on_iteration(const IterationRecord& iteration,
-                                    const EngineSnapshot& after) {
+void TimeseriesWriter::on_iteration(const IterationRecord& iteration, const EngineSnapshot& after) {
   emit_rows_until(iteration.end_ns, /*inclusive=*/false);
   window_tokens_ += iteration.shape.new_tokens;
   state_ = after;

@@ -31,7 +31,7 @@ class TimeseriesWriter final : public SimObserver {
   std::unique_ptr<OutputFile> file_;
   int64_t interval_ns_;
   int64_t next_row_ns_;
-  EngineSnapshot state_;      // the latest state
+  EngineSnapshot state_;        // the latest state
   uint64_t window_tokens_ = 0;  // tokens computed in the current row's window
 };
 

@@ -9,8 +9,8 @@ namespace kvsim::sim {
 namespace {
 
 constexpr std::pair<TraceFormat, std::string_view> kFormatNames[] = {
-    {TraceFormat::kAuto, "auto"},         {TraceFormat::kMooncake, "mooncake"},
-    {TraceFormat::kAzure, "azure"},       {TraceFormat::kBurstGpt, "burstgpt"},
+    {TraceFormat::kAuto, "auto"},   {TraceFormat::kMooncake, "mooncake"},
+    {TraceFormat::kAzure, "azure"}, {TraceFormat::kBurstGpt, "burstgpt"},
     {TraceFormat::kCsv, "csv"},
 };
 
@@ -61,7 +61,8 @@ StatusOr<TraceFormat> detect_trace_format(const std::string& path) {
   if (has_column(names, "Request tokens")) return TraceFormat::kBurstGpt;
   if (has_column(names, "arrival_s")) return TraceFormat::kCsv;
   return Status::parse_error(
-      reopened->where() + ": cannot tell the trace format: the first line is neither a JSON "
+      reopened->where() +
+      ": cannot tell the trace format: the first line is neither a JSON "
       "object (mooncake) nor a CSV header with ContextTokens (azure), 'Request tokens' "
       "(burstgpt) or arrival_s (csv); name it with --trace-format");
 }

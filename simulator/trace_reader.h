@@ -41,7 +41,7 @@ inline constexpr uint32_t kMooncakeHashBlockTokens = 512;
 
 // One parsed row, in the file's own time base.
 struct TraceRow {
-  int64_t timestamp_ns = 0;        // as in the file, converted to ns (absolute for azure)
+  int64_t timestamp_ns = 0;  // as in the file, converted to ns (absolute for azure)
   uint64_t prompt_tokens = 0;
   uint64_t output_tokens = 0;
   std::vector<uint64_t> hash_ids;  // mooncake only

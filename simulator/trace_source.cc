@@ -67,9 +67,9 @@ double TraceSource::fraction_consumed() const {
     return static_cast<double>(produced_) / static_cast<double>(options_.max_requests);
   }
   const uint64_t total = reader_->lines().file_bytes();
-  return total == 0 ? 0.0
-                    : static_cast<double>(reader_->lines().bytes_consumed()) /
-                          static_cast<double>(total);
+  return total == 0
+             ? 0.0
+             : static_cast<double>(reader_->lines().bytes_consumed()) / static_cast<double>(total);
 }
 
 std::optional<uint64_t> TraceSource::expected_count() const {

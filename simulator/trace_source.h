@@ -18,9 +18,9 @@
 namespace kvsim::sim {
 
 struct TraceSourceOptions {
-  double time_scale = 1.0;        // multiplies arrival offsets; > 0
-  uint64_t max_requests = 0;      // 0 = every row
-  bool skip_bad_rows = false;     // skip and count malformed rows instead of stopping
+  double time_scale = 1.0;             // multiplies arrival offsets; > 0
+  uint64_t max_requests = 0;           // 0 = every row
+  bool skip_bad_rows = false;          // skip and count malformed rows instead of stopping
   uint32_t default_prefix_tokens = 0;  // csv rows with a prefix_group but no prefix_tokens
 };
 

@@ -2,18 +2,18 @@
 // and exit code 2 with a clear message for bad input (scenario, --set, trace rows).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "tests/cli/run_cli.h"
 
 namespace kvsim::testing {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 const char* const kSmall = " --set workload.synthetic.num_requests=200";
 
@@ -28,10 +28,10 @@ TEST(SimulateCliTest, JsonSummaryHasTheDocumentedKeysAndFilesAreWritten) {
   std::filesystem::remove_all(dir);
   const json out = run_json(std::string("simulate default") + kSmall + " --out " + dir.string() +
                             " --chrome-trace " + (dir / "trace.json").string());
-  for (const char* key : {"requests_completed", "requests_dropped", "sim_duration_s",
-                          "output_tokens_per_s", "total_tokens_per_s", "preemptions",
-                          "prefix_cache_hit_rate", "kv_usage_peak", "kv_usage_mean",
-                          "swap_bytes", "events", "wall_s"}) {
+  for (const char* key :
+       {"requests_completed", "requests_dropped", "sim_duration_s", "output_tokens_per_s",
+        "total_tokens_per_s", "preemptions", "prefix_cache_hit_rate", "kv_usage_peak",
+        "kv_usage_mean", "swap_bytes", "events", "wall_s"}) {
     EXPECT_TRUE(out.contains(key)) << key;
   }
   for (const char* key : {"ttft_s", "tpot_s", "e2e_s"}) {
@@ -44,12 +44,14 @@ TEST(SimulateCliTest, JsonSummaryHasTheDocumentedKeysAndFilesAreWritten) {
   std::ifstream requests(dir / "requests.csv");
   std::string header;
   std::getline(requests, header);
-  EXPECT_EQ(header, "id,arrival_s,prompt_tokens,output_tokens,cached_prompt_tokens,ttft_s,tpot_s,"
-                    "e2e_s,preemptions");
+  EXPECT_EQ(header,
+            "id,arrival_s,prompt_tokens,output_tokens,cached_prompt_tokens,ttft_s,tpot_s,"
+            "e2e_s,preemptions");
   std::ifstream series(dir / "timeseries.csv");
   std::getline(series, header);
-  EXPECT_EQ(header, "time_s,kv_blocks_used,kv_blocks_cached_free,kv_blocks_free,running,waiting,"
-                    "swapped,tokens_per_s");
+  EXPECT_EQ(header,
+            "time_s,kv_blocks_used,kv_blocks_cached_free,kv_blocks_free,running,waiting,"
+            "swapped,tokens_per_s");
 }
 
 TEST(SimulateCliTest, BlockCountsAgreeWithKvsimCapacity) {

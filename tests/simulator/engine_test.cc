@@ -24,8 +24,7 @@ class Recorder final : public SimObserver {
   }
   void on_iteration(const IterationRecord& it, const EngineSnapshot& s) override {
     ++iterations;
-    EXPECT_EQ(uint64_t{s.kv_blocks_used} + s.kv_blocks_cached_free + s.kv_blocks_free,
-              num_blocks);
+    EXPECT_EQ(uint64_t{s.kv_blocks_used} + s.kv_blocks_cached_free + s.kv_blocks_free, num_blocks);
     EXPECT_LE(s.kv_blocks_used, num_blocks);
     EXPECT_LE(it.shape.new_tokens, token_budget);
     EXPECT_LE(s.running, max_seqs);
@@ -50,8 +49,8 @@ struct Run {
 std::unique_ptr<Run> run(const EngineConfig& config, std::unique_ptr<CostModel> cost,
                          std::vector<RequestSpec> requests) {
   auto out = std::make_unique<Run>();
-  auto engine = Engine::create(config, std::move(cost),
-                               std::make_unique<VectorSource>(std::move(requests)));
+  auto engine =
+      Engine::create(config, std::move(cost), std::make_unique<VectorSource>(std::move(requests)));
   EXPECT_TRUE(engine.is_ok()) << engine.status().message();
   out->engine = std::move(*engine);
   out->recorder.num_blocks = config.cache.num_blocks;
@@ -229,10 +228,10 @@ TEST(Engine, RequestsThatCanNeverFitAreDroppedAndCounted) {
   config.max_model_len = 1000;
   config.scheduler.max_num_batched_tokens = 100;
   const std::vector<RequestSpec> requests = {
-      testing::request(0, 0, 50, 20),     // fits
-      testing::request(1, 1, 900, 200),   // longer than the model's context
-      testing::request(2, 2, 150, 20),    // 169 tokens: 11 blocks > 10
-      testing::request(3, 3, 100, 60),    // fits: 159 tokens, 10 blocks
+      testing::request(0, 0, 50, 20),    // fits
+      testing::request(1, 1, 900, 200),  // longer than the model's context
+      testing::request(2, 2, 150, 20),   // 169 tokens: 11 blocks > 10
+      testing::request(3, 3, 100, 60),   // fits: 159 tokens, 10 blocks
   };
   auto result = run(config, std::make_unique<FixedCostModel>(1'000'000), requests);
   EXPECT_EQ(result->summary.requests_completed, 2u);
@@ -268,10 +267,12 @@ TEST(Engine, RetentionWindowCapsEachSequencesBlocks) {
 
 TEST(Engine, TwoEnginesRunSideBySide) {
   EngineConfig config = testing::small_config(200);
-  auto a = Engine::create(config, std::make_unique<FixedCostModel>(1'000'000, 1000),
-                          std::make_unique<VectorSource>(testing::constant_requests(50, 1'000'000, 100, 30)));
-  auto b = Engine::create(config, std::make_unique<FixedCostModel>(1'000'000, 1000),
-                          std::make_unique<VectorSource>(testing::constant_requests(50, 1'000'000, 100, 30)));
+  auto a = Engine::create(
+      config, std::make_unique<FixedCostModel>(1'000'000, 1000),
+      std::make_unique<VectorSource>(testing::constant_requests(50, 1'000'000, 100, 30)));
+  auto b = Engine::create(
+      config, std::make_unique<FixedCostModel>(1'000'000, 1000),
+      std::make_unique<VectorSource>(testing::constant_requests(50, 1'000'000, 100, 30)));
   ASSERT_TRUE(a.is_ok() && b.is_ok());
   ASSERT_TRUE((*a)->run().is_ok());
   ASSERT_TRUE((*b)->run().is_ok());

@@ -13,7 +13,7 @@ TEST(Metrics, QuantilesInterpolateBetweenOrderStatistics) {
   EXPECT_EQ(s.count, 5u);
   EXPECT_DOUBLE_EQ(s.mean, 3.0);
   EXPECT_DOUBLE_EQ(s.p50, 3.0);
-  EXPECT_DOUBLE_EQ(s.p90, 4.6);   // h = 3.6: 4 + 0.6 x (5 - 4)
+  EXPECT_DOUBLE_EQ(s.p90, 4.6);  // h = 3.6: 4 + 0.6 x (5 - 4)
   EXPECT_DOUBLE_EQ(s.p99, 4.96);
   std::vector<double> none;
   EXPECT_EQ(summarize_latencies(&none).p99, 0.0);

@@ -13,8 +13,8 @@ namespace {
 
 TEST(Scenario, EveryEmbeddedScenarioLoadsAndPrepares) {
   const std::vector<std::string> names = preset_names(PresetKind::kScenario);
-  for (const char* wanted : {"default", "mooncake-conversation", "ascend-310p-nz",
-                             "long-context-window"}) {
+  for (const char* wanted :
+       {"default", "mooncake-conversation", "ascend-310p-nz", "long-context-window"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), wanted), names.end()) << wanted;
   }
   for (const std::string& name : names) {
@@ -28,9 +28,10 @@ TEST(Scenario, EveryEmbeddedScenarioLoadsAndPrepares) {
 }
 
 TEST(Scenario, DottedOverridesReplaceAndCreateFields) {
-  auto scenario = load_scenario("default", {"cache.block_size=512", "cache.num_blocks_override=400000",
-                                            "scheduler.preemption=swap", "seed=9",
-                                            "workload.synthetic.shared_prefix.probability=0"});
+  auto scenario =
+      load_scenario("default", {"cache.block_size=512", "cache.num_blocks_override=400000",
+                                "scheduler.preemption=swap", "seed=9",
+                                "workload.synthetic.shared_prefix.probability=0"});
   ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
   EXPECT_EQ(scenario->cache.block_size, 512u);
   EXPECT_EQ(scenario->cache.num_blocks_override, 400000u);
@@ -51,7 +52,8 @@ TEST(Scenario, BadValuesNameWhereTheyCameFrom) {
   auto bad_value = load_scenario("default", {"scheduler.preemption=swapp"});
   ASSERT_FALSE(bad_value.is_ok());
   EXPECT_NE(bad_value.status().message().find("--set scheduler.preemption=swapp"),
-            std::string::npos) << bad_value.status().message();
+            std::string::npos)
+      << bad_value.status().message();
 
   EXPECT_FALSE(load_scenario("default", {"no-equals-sign"}).is_ok());
   EXPECT_FALSE(load_scenario("nonexistent-scenario", {}).is_ok());
@@ -82,7 +84,8 @@ TEST(Scenario, RelativePathsFollowTheFileAndDataPathsTheDataFolder) {
 TEST(Scenario, WorkloadNeedsExactlyOneSource) {
   EXPECT_FALSE(load_scenario("default", {"workload.trace=x.csv"}).is_ok());
   EXPECT_FALSE(load_scenario("default", {"workload.synthetic=null"}).is_ok());
-  EXPECT_TRUE(load_scenario("default", {"workload.synthetic=null", "workload.trace=x.csv"}).is_ok());
+  EXPECT_TRUE(
+      load_scenario("default", {"workload.synthetic=null", "workload.trace=x.csv"}).is_ok());
 }
 
 }  // namespace

@@ -8,9 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "core/presets.h"
 #include "tests/test_data.h"
@@ -38,9 +37,9 @@ std::string read_file(const std::filesystem::path& path) {
 
 TEST(Simulation, LittlesLawHoldsOnALongSteadyRun) {
   const double rate = 4.0;
-  const Summary s = simulate("default", {"workload.synthetic.num_requests=40000",
-                                         "workload.synthetic.rate=4",
-                                         "workload.synthetic.arrival=poisson"});
+  const Summary s =
+      simulate("default", {"workload.synthetic.num_requests=40000", "workload.synthetic.rate=4",
+                           "workload.synthetic.arrival=poisson"});
   ASSERT_EQ(s.requests_completed, 40000u);
   EXPECT_LT(s.kv_usage_peak, 1.0);  // steady, below saturation
   const double predicted = rate * s.e2e_s.mean;
@@ -116,10 +115,10 @@ TEST(Simulation, MooncakeHitRateEqualsAnIndependentScanOfHashIds) {
       scan_hit_rate(::kvsim::testing::data_dir() / "traces" / "conversation_trace.jsonl");
   EXPECT_GT(expected, 0.3);
   // A pool far larger than the trace (no eviction), whole prompts admitted in arrival order.
-  auto scenario = load_scenario("mooncake-conversation",
-                                {"cache.block_size=512", "cache.num_blocks_override=400000",
-                                 "scheduler.chunked_prefill=false",
-                                 "scheduler.max_num_batched_tokens=131072"});
+  auto scenario =
+      load_scenario("mooncake-conversation",
+                    {"cache.block_size=512", "cache.num_blocks_override=400000",
+                     "scheduler.chunked_prefill=false", "scheduler.max_num_batched_tokens=131072"});
   ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
   auto setup = prepare_simulation(*scenario);
   ASSERT_TRUE(setup.is_ok()) << setup.status().message();

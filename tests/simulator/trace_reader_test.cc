@@ -51,7 +51,8 @@ TEST(Timestamp, ParsesAzureStampsWithAndWithoutZone) {
 }
 
 TEST(TraceReader, MooncakeRowsKeepHashIdsAndMilliseconds) {
-  const std::string path = write_file("m.jsonl",
+  const std::string path = write_file(
+      "m.jsonl",
       "{\"timestamp\": 0, \"input_length\": 1000, \"output_length\": 5, \"hash_ids\": [0, 1]}\n"
       "\n"
       "{\"timestamp\": 1500, \"input_length\": 600, \"output_length\": 2, \"hash_ids\": [0, 7]}\n");
@@ -67,10 +68,10 @@ TEST(TraceReader, MooncakeRowsKeepHashIdsAndMilliseconds) {
 
 TEST(TraceReader, AzureAndBurstGptAndPlainCsv) {
   const std::string azure = write_file("a.csv",
-      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
-      "2023-11-16 18:15:46.5000000,4808,10\n"
-      "2023-11-16 18:15:47.0000000+00:00,3180,0\n"
-      "2023-11-16 18:15:48.2500000,110,27\n");
+                                       "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                       "2023-11-16 18:15:46.5000000,4808,10\n"
+                                       "2023-11-16 18:15:47.0000000+00:00,3180,0\n"
+                                       "2023-11-16 18:15:48.2500000,110,27\n");
   WorkloadStats stats;
   auto a = read_all(azure, TraceFormat::kAuto, {}, &stats);
   ASSERT_TRUE(a.is_ok()) << a.status().message();
@@ -78,11 +79,12 @@ TEST(TraceReader, AzureAndBurstGptAndPlainCsv) {
   EXPECT_EQ((*a)[1].arrival_ns, 1'750'000'000);
   EXPECT_EQ(stats.rows_failed, 1u);
 
-  const std::string burst = write_file("b.csv",
-      "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
-      "5,ChatGPT,472,18,490,Conversation log\n"
-      "6.5,GPT-4,1000,0,1000,Conversation log\n"
-      "7,ChatGPT,\"12\",30,42,API log\n");
+  const std::string burst =
+      write_file("b.csv",
+                 "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                 "5,ChatGPT,472,18,490,Conversation log\n"
+                 "6.5,GPT-4,1000,0,1000,Conversation log\n"
+                 "7,ChatGPT,\"12\",30,42,API log\n");
   auto b = read_all(burst, TraceFormat::kAuto, {}, &stats);
   ASSERT_TRUE(b.is_ok()) << b.status().message();
   ASSERT_EQ(b->size(), 2u);
@@ -91,9 +93,9 @@ TEST(TraceReader, AzureAndBurstGptAndPlainCsv) {
   EXPECT_EQ((*b)[1].prompt_tokens, 12u);
 
   const std::string plain = write_file("p.csv",
-      "arrival_s,prompt_tokens,output_tokens,prefix_group\n"
-      "0.0,100,10,3\n"
-      "0.5,200,20,\n");
+                                       "arrival_s,prompt_tokens,output_tokens,prefix_group\n"
+                                       "0.0,100,10,3\n"
+                                       "0.5,200,20,\n");
   TraceSourceOptions options;
   options.default_prefix_tokens = 64;
   auto p = read_all(plain, TraceFormat::kCsv, options);
@@ -105,25 +107,27 @@ TEST(TraceReader, AzureAndBurstGptAndPlainCsv) {
 
 TEST(TraceReader, MalformedRowsStopWithFileAndLine) {
   const std::string path = write_file("bad.csv",
-      "arrival_s,prompt_tokens,output_tokens\n"
-      "0,10,5\n"
-      "1,abc,5\n"
-      "2,10,5\n");
+                                      "arrival_s,prompt_tokens,output_tokens\n"
+                                      "0,10,5\n"
+                                      "1,abc,5\n"
+                                      "2,10,5\n");
   auto result = read_all(path, TraceFormat::kCsv);
   ASSERT_FALSE(result.is_ok());
   EXPECT_NE(result.status().message().find("bad.csv:3: column 'prompt_tokens'"), std::string::npos)
       << result.status().message();
 
-  const std::string json = write_file("bad.jsonl",
-      "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 5}\n"
-      "{\"timestamp\": 1, \"input_length\": 10}\n");
+  const std::string json =
+      write_file("bad.jsonl",
+                 "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 5}\n"
+                 "{\"timestamp\": 1, \"input_length\": 10}\n");
   auto j = read_all(json, TraceFormat::kMooncake);
   ASSERT_FALSE(j.is_ok());
   EXPECT_NE(j.status().message().find("bad.jsonl:2: missing field 'output_length'"),
-            std::string::npos) << j.status().message();
+            std::string::npos)
+      << j.status().message();
 
-  const std::string back = write_file("back.csv",
-      "arrival_s,prompt_tokens,output_tokens\n5,10,5\n4,10,5\n");
+  const std::string back =
+      write_file("back.csv", "arrival_s,prompt_tokens,output_tokens\n5,10,5\n4,10,5\n");
   auto k = read_all(back, TraceFormat::kCsv);
   ASSERT_FALSE(k.is_ok());
   EXPECT_NE(k.status().message().find("back.csv:3: timestamp goes back"), std::string::npos);
@@ -131,11 +135,11 @@ TEST(TraceReader, MalformedRowsStopWithFileAndLine) {
 
 TEST(TraceReader, SkipBadRowsCountsThem) {
   const std::string path = write_file("skip.csv",
-      "arrival_s,prompt_tokens,output_tokens\n"
-      "0,10,5\n"
-      "1,-3,5\n"
-      "2,10\n"
-      "3,10,5\n");
+                                      "arrival_s,prompt_tokens,output_tokens\n"
+                                      "0,10,5\n"
+                                      "1,-3,5\n"
+                                      "2,10\n"
+                                      "3,10,5\n");
   TraceSourceOptions options;
   options.skip_bad_rows = true;
   WorkloadStats stats;
@@ -147,8 +151,8 @@ TEST(TraceReader, SkipBadRowsCountsThem) {
 }
 
 TEST(TraceReader, TimeScaleAndMaxRequests) {
-  const std::string path = write_file("scale.csv",
-      "arrival_s,prompt_tokens,output_tokens\n0,1,1\n1,1,1\n2,1,1\n3,1,1\n");
+  const std::string path = write_file(
+      "scale.csv", "arrival_s,prompt_tokens,output_tokens\n0,1,1\n1,1,1\n2,1,1\n3,1,1\n");
   TraceSourceOptions options;
   options.time_scale = 0.5;
   options.max_requests = 3;
@@ -174,7 +178,8 @@ TEST(TraceReader, UnknownFormatAndMissingColumnsAreClear) {
 TEST(TraceReader, LinesLongerThanTheBufferAndNoFinalNewline) {
   std::string ids;
   for (int i = 0; i < 300000; ++i) ids += (i ? ", " : "") + std::to_string(i);
-  const std::string path = write_file("long.jsonl",
+  const std::string path = write_file(
+      "long.jsonl",
       "{\"timestamp\": 0, \"input_length\": 153600000, \"output_length\": 1, \"hash_ids\": [" +
           ids + "]}\n{\"timestamp\": 2, \"input_length\": 3, \"output_length\": 1}");
   auto result = read_all(path, TraceFormat::kMooncake);

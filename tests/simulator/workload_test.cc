@@ -148,8 +148,8 @@ TEST(RequestHashes, GroupsShareTheirPrefixBlocksOnly) {
   prompt_block_hashes(b, 16, &hb);
   ASSERT_EQ(ha.size(), 6u);  // floor(100 / 16) full blocks
   EXPECT_EQ(ha[0], hb[0]);
-  EXPECT_EQ(ha[1], hb[1]);   // blocks 0 and 1 lie inside the 40 shared tokens
-  EXPECT_NE(ha[2], hb[2]);   // block 2 straddles the end of the prefix
+  EXPECT_EQ(ha[1], hb[1]);  // blocks 0 and 1 lie inside the 40 shared tokens
+  EXPECT_NE(ha[2], hb[2]);  // block 2 straddles the end of the prefix
   EXPECT_NE(unique_block_hash(unique_block_seed(1), 7), unique_block_hash(unique_block_seed(2), 7));
   EXPECT_NE(unique_block_hash(unique_block_seed(1), 7), unique_block_hash(unique_block_seed(1), 8));
 }
