@@ -45,8 +45,11 @@ class CostModel {
   virtual int64_t iteration_ns(const BatchShape& batch) const = 0;
 };
 
-// Seconds to integer nanoseconds, rounded to nearest, at least 1.
+// Seconds to integer nanoseconds, rounded to nearest, at least 1 and at most kMaxIterationNs
+// (a century: only absurd inputs get there, and the clock must not overflow).
+inline constexpr int64_t kMaxIterationNs = int64_t{3'155'760'000} * 1'000'000'000;
 inline int64_t seconds_to_ns(double seconds) {
+  if (!(seconds < static_cast<double>(kMaxIterationNs) / 1e9)) return kMaxIterationNs;
   const auto ns = std::llround(seconds * 1e9);
   return ns < 1 ? 1 : ns;
 }

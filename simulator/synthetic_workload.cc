@@ -13,6 +13,9 @@ constexpr std::pair<ArrivalProcess, std::string_view> kProcessNames[] = {
     {ArrivalProcess::kConstant, "constant"},
 };
 
+// Simulated time stays far from int64 overflow: 100 years in ns.
+constexpr double kMaxArrivalNs = 3.15576e18;
+
 // Stream numbers of the workload's random choices (simulator/random.h).
 enum Stream : uint64_t { kArrivals = 1, kPrompt = 2, kOutput = 3, kPrefix = 4 };
 
@@ -93,7 +96,7 @@ SyntheticSource::SyntheticSource(const SyntheticConfig& config, uint64_t seed, d
       output_rng_(seed, kOutput),
       prefix_rng_(seed, kPrefix) {}
 
-int64_t SyntheticSource::next_gap_ns() {
+double SyntheticSource::next_gap_ns_double() {
   const double mean_s = 1.0 / config_.rate_per_s;
   double gap_s = mean_s;
   if (config_.arrival == ArrivalProcess::kPoisson) {
@@ -102,12 +105,20 @@ int64_t SyntheticSource::next_gap_ns() {
     const double shape = 1.0 / (config_.cv * config_.cv);
     gap_s = arrival_rng_.gamma(shape, mean_s / shape);
   }
-  return std::llround(gap_s * time_scale_ * 1e9);
+  return std::round(gap_s * time_scale_ * 1e9);
 }
 
 StatusOr<bool> SyntheticSource::next(RequestSpec* out) {
   if (produced_ >= config_.num_requests) return false;
-  if (produced_ > 0) now_ns_ += next_gap_ns();
+  if (produced_ > 0) {
+    const double gap_ns = next_gap_ns_double();
+    if (static_cast<double>(now_ns_) + gap_ns > kMaxArrivalNs) {
+      return Status::invalid_argument(
+          "synthetic arrivals run past a century of simulated time; raise workload rate or "
+          "lower num_requests / time_scale");
+    }
+    now_ns_ += static_cast<int64_t>(gap_ns);  // exact: a whole number below 2^62
+  }
   out->id = produced_++;
   out->arrival_ns = now_ns_;
   if (joint_) {

@@ -63,7 +63,7 @@ class SyntheticSource final : public RequestSource {
  private:
   SyntheticSource(const SyntheticConfig& config, uint64_t seed, double time_scale,
                   LengthSampler prompt, LengthSampler output, bool joint);
-  int64_t next_gap_ns();
+  double next_gap_ns_double();  // a gap rounded to whole ns
 
   SyntheticConfig config_;
   double time_scale_;

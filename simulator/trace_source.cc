@@ -3,6 +3,12 @@
 #include <cmath>
 
 namespace kvsim::sim {
+namespace {
+
+// Simulated time stays far from int64 overflow: 100 years in ns.
+constexpr double kMaxArrivalNs = 3.15576e18;
+
+}  // namespace
 
 TraceSource::TraceSource(std::unique_ptr<TraceReader> reader, TraceSourceOptions options)
     : reader_(std::move(reader)), options_(options) {}
@@ -24,9 +30,14 @@ Status TraceSource::fill(TraceRow* row, RequestSpec* out) {
     first_ns_ = row->timestamp_ns;
   }
   last_ns_ = row->timestamp_ns;
-  const double offset_ns = static_cast<double>(row->timestamp_ns - first_ns_);
+  const double arrival_ns = static_cast<double>(row->timestamp_ns - first_ns_) * options_.time_scale;
+  if (arrival_ns > kMaxArrivalNs) {
+    return Status::invalid_argument(reader_->lines().where() +
+                                    ": arrival more than a century after the first row; "
+                                    "lower workload.time_scale");
+  }
   out->id = produced_++;
-  out->arrival_ns = std::llround(offset_ns * options_.time_scale);
+  out->arrival_ns = std::llround(arrival_ns);
   out->prompt_tokens = static_cast<uint32_t>(row->prompt_tokens);
   out->output_tokens = static_cast<uint32_t>(row->output_tokens);
   out->hash_ids.swap(row->hash_ids);
