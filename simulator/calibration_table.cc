@@ -43,9 +43,8 @@ StatusOr<std::vector<Row>> read_rows(LineReader* lines) {
   }
   std::vector<Row> rows;
   for (;;) {
-    KVSIM_ASSIGN_OR_RETURN(more, lines->next(&line));
+    KVSIM_ASSIGN_OR_RETURN(more, lines->next_non_blank(&line, " \t,"));
     if (!more) break;
-    if (line.find_first_not_of(" \t,") == std::string_view::npos) continue;
     if (!split_csv_line(line, &fields, &scratch) ||
         fields.size() < static_cast<size_t>(*std::max_element(at, at + 3)) + 1) {
       return Status::parse_error(lines->where() + ": expected " + std::to_string(header.size()) +

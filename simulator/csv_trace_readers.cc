@@ -20,11 +20,8 @@ class CsvTraceReader : public TraceReader {
  public:
   StatusOr<bool> next_row(TraceRow* row) final {
     std::string_view line;
-    for (;;) {
-      KVSIM_ASSIGN_OR_RETURN(const bool more, lines_->next(&line));
-      if (!more) return false;
-      if (line.find_first_not_of(" \t,") != std::string_view::npos) break;
-    }
+    KVSIM_ASSIGN_OR_RETURN(const bool more, lines_->next_non_blank(&line, " \t,"));
+    if (!more) return false;
     if (!split_csv_line(line, &fields_, &scratch_)) return row_error("unclosed quote");
     if (fields_.size() < min_fields_) {
       return row_error("expected " + std::to_string(header_size_) + " columns, got " +
@@ -177,11 +174,8 @@ std::vector<std::string_view> views(const std::vector<std::string>& names) {
 
 StatusOr<std::vector<std::string>> read_csv_header(LineReader* lines) {
   std::string_view line;
-  for (;;) {
-    KVSIM_ASSIGN_OR_RETURN(const bool more, lines->next(&line));
-    if (!more) return Status::parse_error(lines->path() + ": empty file, expected a CSV header");
-    if (line.find_first_not_of(" \t") != std::string_view::npos) break;
-  }
+  KVSIM_ASSIGN_OR_RETURN(const bool more, lines->next_non_blank(&line));
+  if (!more) return Status::parse_error(lines->path() + ": empty file, expected a CSV header");
   std::vector<std::string_view> fields;
   std::string scratch;
   if (!split_csv_line(line, &fields, &scratch)) {

@@ -3,35 +3,25 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/names.h"
+#include "simulator/enum_names.h"
 #include "simulator/trace_source.h"
 
 namespace kvsim::sim {
 namespace {
 
-constexpr std::pair<LengthKind, std::string_view> kKindNames[] = {
+constexpr EnumNames<LengthKind, 4> kKindNames{{{
     {LengthKind::kFixed, "fixed"},
     {LengthKind::kUniform, "uniform"},
     {LengthKind::kLognormal, "lognormal"},
     {LengthKind::kEmpirical, "empirical"},
-};
+}}};
 
 }  // namespace
 
-std::string_view length_kind_name(LengthKind kind) {
-  for (const auto& [value, name] : kKindNames) {
-    if (value == kind) return name;
-  }
-  return "?";
-}
+std::string_view length_kind_name(LengthKind kind) { return kKindNames.name(kind); }
 
 StatusOr<LengthKind> parse_length_kind(std::string_view name) {
-  std::vector<std::string> valid;
-  for (const auto& [value, known] : kKindNames) {
-    if (known == name) return value;
-    valid.emplace_back(known);
-  }
-  return Status::invalid_argument(unknown_name_message("length distribution", name, valid));
+  return kKindNames.parse(name, "length distribution");
 }
 
 StatusOr<std::shared_ptr<const EmpiricalLengths>> EmpiricalLengths::load(const std::string& path,

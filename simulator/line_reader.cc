@@ -79,4 +79,12 @@ StatusOr<bool> LineReader::next(std::string_view* line) {
   return true;
 }
 
+StatusOr<bool> LineReader::next_non_blank(std::string_view* line, std::string_view blank) {
+  for (;;) {
+    KVSIM_ASSIGN_OR_RETURN(const bool more, next(line));
+    if (!more) return false;
+    if (line->find_first_not_of(blank) != std::string_view::npos) return true;
+  }
+}
+
 }  // namespace kvsim::sim

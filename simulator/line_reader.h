@@ -26,6 +26,8 @@ class LineReader {
   // The next line in *line (valid until the next call), or false at the end of the file.
   // A line longer than kMaxLineBytes or a read error is a non-ok Status.
   StatusOr<bool> next(std::string_view* line);
+  // The next line holding something besides the `blank` characters (blank lines skipped).
+  StatusOr<bool> next_non_blank(std::string_view* line, std::string_view blank = " \t");
 
   const std::string& path() const { return path_; }
   uint64_t line_number() const { return line_number_; }  // of the last line returned

@@ -21,11 +21,8 @@ class MooncakeReader final : public TraceReader {
 
   StatusOr<bool> next_row(TraceRow* row) override {
     std::string_view line;
-    for (;;) {
-      KVSIM_ASSIGN_OR_RETURN(const bool more, lines_->next(&line));
-      if (!more) return false;
-      if (line.find_first_not_of(" \t") != std::string_view::npos) break;
-    }
+    KVSIM_ASSIGN_OR_RETURN(const bool more, lines_->next_non_blank(&line));
+    if (!more) return false;
     nlohmann::json object;
     try {
       object = nlohmann::json::parse(line);

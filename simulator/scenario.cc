@@ -9,11 +9,17 @@
 #include "core/names.h"
 #include "core/presets.h"
 #include "core/retention_policy.h"
+#include "simulator/enum_names.h"
 
 namespace kvsim::sim {
 namespace {
 
 constexpr uint32_t kMaxTokens = 1u << 30;
+
+constexpr EnumNames<PreemptionMode, 2> kPreemptionNames{{{
+    {PreemptionMode::kRecompute, "recompute"},
+    {PreemptionMode::kSwap, "swap"},
+}}};
 
 // A relative path of a scenario file is relative to the file's folder; data: paths go to the
 // shared data folder.
@@ -23,20 +29,10 @@ std::string resolve_path(const std::string& path, const std::string& base_dir) {
   return (std::filesystem::path(base_dir) / path).lexically_normal().string();
 }
 
-Status parse_dtype_field(std::string_view text, DType* out) {
-  KVSIM_ASSIGN_OR_RETURN(*out, parse_dtype(text));
-  return Status::ok();
-}
-
-Status parse_format_field(std::string_view text, TraceFormat* out) {
-  KVSIM_ASSIGN_OR_RETURN(*out, parse_trace_format(text));
-  return Status::ok();
-}
-
 Status read_cache(const ConfigNode& node, CacheSection* cache) {
   ConfigReader r(node, "cache");
   r.optional("block_size", &cache->block_size, 1u, 1u << 20);
-  r.optional_with("dtype", &cache->dtype, parse_dtype_field);
+  r.optional_with("dtype", &cache->dtype, parse_into<parse_dtype>);
   r.optional("quant_group", &cache->quant_group, 0u, 1u << 20);
   r.optional("mem_fraction", &cache->mem_fraction, 1e-6, 1.0);
   r.optional("num_blocks_override", &cache->num_blocks_override, uint64_t{0},
@@ -59,23 +55,13 @@ Status read_cache(const ConfigNode& node, CacheSection* cache) {
   return r.finish();
 }
 
-Status parse_preemption_field(std::string_view text, PreemptionMode* out) {
-  KVSIM_ASSIGN_OR_RETURN(*out, parse_preemption_mode(text));
-  return Status::ok();
-}
-
 Status read_scheduler(const ConfigNode& node, SchedulerSection* scheduler) {
   ConfigReader r(node, "scheduler");
   r.optional("max_num_seqs", &scheduler->max_num_seqs, 1u, 1u << 20);
   r.optional("max_num_batched_tokens", &scheduler->max_num_batched_tokens, 1u, kMaxTokens);
   r.optional("chunked_prefill", &scheduler->chunked_prefill);
-  r.optional_with("preemption", &scheduler->preemption, parse_preemption_field);
+  r.optional_with("preemption", &scheduler->preemption, parse_into<parse_preemption_mode>);
   return r.finish();
-}
-
-Status parse_kind_field(std::string_view text, LengthKind* out) {
-  KVSIM_ASSIGN_OR_RETURN(*out, parse_length_kind(text));
-  return Status::ok();
 }
 
 // A length distribution: a number (fixed) or a map {dist: ..., ...}.
@@ -92,29 +78,24 @@ Status read_length(const ConfigNode& node, const std::string& what, const std::s
     return Status::ok();
   }
   ConfigReader r(node, what);
-  r.required_with("dist", &out->kind, parse_kind_field);
+  r.required_with("dist", &out->kind, parse_into<parse_length_kind>);
   r.optional("value", &out->value, 1u, kMaxTokens);
   r.optional("min", &out->min, 1u, kMaxTokens);
   r.optional("max", &out->max, 1u, kMaxTokens);
   r.optional("mean", &out->mean, 1.0, 1e9);
   r.optional("sigma", &out->sigma, 0.0, 10.0);
   r.optional("trace", &out->trace);
-  r.optional_with("trace_format", &out->trace_format, parse_format_field);
+  r.optional_with("trace_format", &out->trace_format, parse_into<parse_trace_format>);
   KVSIM_RETURN_IF_ERROR(r.finish());
   out->trace = resolve_path(out->trace, base_dir);
   const Status valid = validate_length_config(*out, what);
   return valid.is_ok() ? valid : error_at(node.mark(), valid.message());
 }
 
-Status parse_process_field(std::string_view text, ArrivalProcess* out) {
-  KVSIM_ASSIGN_OR_RETURN(*out, parse_arrival_process(text));
-  return Status::ok();
-}
-
 Status read_synthetic(const ConfigNode& node, const std::string& base_dir, SyntheticConfig* out) {
   ConfigReader r(node, "workload.synthetic");
   r.optional("num_requests", &out->num_requests, uint64_t{1}, uint64_t{1} << 40);
-  r.optional_with("arrival", &out->arrival, parse_process_field);
+  r.optional_with("arrival", &out->arrival, parse_into<parse_arrival_process>);
   r.required("rate", &out->rate_per_s, 1e-9, 1e9);
   r.optional("cv", &out->cv, 1e-3, 1e3);
   for (const char* key : {"prompt_tokens", "output_tokens"}) {
@@ -140,7 +121,7 @@ Status read_synthetic(const ConfigNode& node, const std::string& base_dir, Synth
 Status read_workload(const ConfigNode& node, const std::string& base_dir, WorkloadSection* out) {
   ConfigReader r(node, "workload");
   r.optional("trace", &out->trace);
-  r.optional_with("trace_format", &out->trace_format, parse_format_field);
+  r.optional_with("trace_format", &out->trace_format, parse_into<parse_trace_format>);
   r.optional("skip_bad_rows", &out->skip_bad_rows);
   r.optional("max_requests", &out->max_requests, uint64_t{0}, uint64_t{1} << 40);
   r.optional("time_scale", &out->time_scale, 1e-9, 1e9);
@@ -196,15 +177,10 @@ StatusOr<ConfigNode> read_preset_ref(const ConfigNode& node, const std::string& 
 
 }  // namespace
 
-std::string_view preemption_mode_name(PreemptionMode mode) {
-  return mode == PreemptionMode::kSwap ? "swap" : "recompute";
-}
+std::string_view preemption_mode_name(PreemptionMode mode) { return kPreemptionNames.name(mode); }
 
 StatusOr<PreemptionMode> parse_preemption_mode(std::string_view name) {
-  if (name == "recompute") return PreemptionMode::kRecompute;
-  if (name == "swap") return PreemptionMode::kSwap;
-  return Status::invalid_argument(
-      unknown_name_message("preemption mode", name, {"recompute", "swap"}));
+  return kPreemptionNames.parse(name, "preemption mode");
 }
 
 Status apply_override(ConfigNode* tree, std::string_view assignment) {
@@ -244,7 +220,7 @@ StatusOr<Scenario> scenario_from_config(const ConfigNode& tree, const std::strin
   r.optional("description", &s.description);
   r.optional("seed", &s.seed, uint64_t{0}, UINT64_MAX);
   r.optional("num_devices", &s.num_devices, 1u, 4096u);
-  r.optional_with("weight_dtype", &s.weight_dtype, parse_dtype_field);
+  r.optional_with("weight_dtype", &s.weight_dtype, parse_into<parse_dtype>);
   const ConfigNode* model = r.child("model");
   const ConfigNode* device = r.child("device");
   const ConfigNode* sections[5] = {r.child("cache"), r.child("scheduler"), r.child("workload"),

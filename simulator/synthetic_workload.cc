@@ -2,16 +2,16 @@
 
 #include <cmath>
 
-#include "core/names.h"
+#include "simulator/enum_names.h"
 
 namespace kvsim::sim {
 namespace {
 
-constexpr std::pair<ArrivalProcess, std::string_view> kProcessNames[] = {
+constexpr EnumNames<ArrivalProcess, 3> kProcessNames{{{
     {ArrivalProcess::kPoisson, "poisson"},
     {ArrivalProcess::kGamma, "gamma"},
     {ArrivalProcess::kConstant, "constant"},
-};
+}}};
 
 // Simulated time stays far from int64 overflow: 100 years in ns.
 constexpr double kMaxArrivalNs = 3.15576e18;
@@ -22,19 +22,11 @@ enum Stream : uint64_t { kArrivals = 1, kPrompt = 2, kOutput = 3, kPrefix = 4 };
 }  // namespace
 
 std::string_view arrival_process_name(ArrivalProcess process) {
-  for (const auto& [value, name] : kProcessNames) {
-    if (value == process) return name;
-  }
-  return "?";
+  return kProcessNames.name(process);
 }
 
 StatusOr<ArrivalProcess> parse_arrival_process(std::string_view name) {
-  std::vector<std::string> valid;
-  for (const auto& [value, known] : kProcessNames) {
-    if (known == name) return value;
-    valid.emplace_back(known);
-  }
-  return Status::invalid_argument(unknown_name_message("arrival process", name, valid));
+  return kProcessNames.parse(name, "arrival process");
 }
 
 Status validate_synthetic_config(const SyntheticConfig& config) {

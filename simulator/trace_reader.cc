@@ -2,17 +2,19 @@
 
 #include <algorithm>
 
-#include "core/names.h"
+#include "simulator/enum_names.h"
 #include "simulator/trace_reader_formats.h"
 
 namespace kvsim::sim {
 namespace {
 
-constexpr std::pair<TraceFormat, std::string_view> kFormatNames[] = {
-    {TraceFormat::kAuto, "auto"},   {TraceFormat::kMooncake, "mooncake"},
-    {TraceFormat::kAzure, "azure"}, {TraceFormat::kBurstGpt, "burstgpt"},
+constexpr EnumNames<TraceFormat, 5> kFormatNames{{{
+    {TraceFormat::kAuto, "auto"},
+    {TraceFormat::kMooncake, "mooncake"},
+    {TraceFormat::kAzure, "azure"},
+    {TraceFormat::kBurstGpt, "burstgpt"},
     {TraceFormat::kCsv, "csv"},
-};
+}}};
 
 bool has_column(const std::vector<std::string>& names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -20,24 +22,12 @@ bool has_column(const std::vector<std::string>& names, std::string_view name) {
 
 }  // namespace
 
-std::string_view trace_format_name(TraceFormat format) {
-  for (const auto& [value, name] : kFormatNames) {
-    if (value == format) return name;
-  }
-  return "?";
-}
+std::string_view trace_format_name(TraceFormat format) { return kFormatNames.name(format); }
 
-std::vector<std::string> trace_format_names() {
-  std::vector<std::string> names;
-  for (const auto& entry : kFormatNames) names.emplace_back(entry.second);
-  return names;
-}
+std::vector<std::string> trace_format_names() { return kFormatNames.names(); }
 
 StatusOr<TraceFormat> parse_trace_format(std::string_view name) {
-  for (const auto& [value, known] : kFormatNames) {
-    if (known == name) return value;
-  }
-  return Status::invalid_argument(unknown_name_message("trace format", name, trace_format_names()));
+  return kFormatNames.parse(name, "trace format");
 }
 
 Status TraceReader::row_error(const std::string& message) const {
@@ -47,14 +37,9 @@ Status TraceReader::row_error(const std::string& message) const {
 StatusOr<TraceFormat> detect_trace_format(const std::string& path) {
   KVSIM_ASSIGN_OR_RETURN(auto lines, LineReader::open(path));
   std::string_view line;
-  for (;;) {
-    KVSIM_ASSIGN_OR_RETURN(const bool more, lines->next(&line));
-    if (!more) return Status::parse_error(path + ": empty file, cannot detect the trace format");
-    const size_t first = line.find_first_not_of(" \t");
-    if (first == std::string_view::npos) continue;
-    if (line[first] == '{') return TraceFormat::kMooncake;
-    break;
-  }
+  KVSIM_ASSIGN_OR_RETURN(const bool more, lines->next_non_blank(&line));
+  if (!more) return Status::parse_error(path + ": empty file, cannot detect the trace format");
+  if (line[line.find_first_not_of(" \t")] == '{') return TraceFormat::kMooncake;
   KVSIM_ASSIGN_OR_RETURN(auto reopened, LineReader::open(path));
   KVSIM_ASSIGN_OR_RETURN(const std::vector<std::string> names, read_csv_header(reopened.get()));
   if (has_column(names, "ContextTokens")) return TraceFormat::kAzure;
