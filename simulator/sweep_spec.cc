@@ -60,6 +60,16 @@ Status check_unique_keys(const SweepSpec& spec, const ConfigNode& node) {
   return Status::ok();
 }
 
+// `set:` overrides applied to the base tree for every point.
+Status apply_set(const ConfigNode& set, ConfigNode* base) {
+  if (!set.is_map()) return error_at(set.mark(), "set must map dotted keys to values");
+  for (const auto& [key, value] : set.entries()) {
+    Status applied = base->set_path(key, value);
+    if (!applied.is_ok()) return error_at(value.mark(), applied.message());
+  }
+  return Status::ok();
+}
+
 StatusOr<ConfigNode> load_base_from_presets(SweepKind kind, const std::string& name_or_path) {
   if (kind == SweepKind::kPpl && !looks_like_path(name_or_path)) {
     return Status::invalid_argument("a ppl sweep's base must be an inline map or a YAML path");
@@ -130,6 +140,7 @@ StatusOr<SweepSpec> sweep_from_config(const ConfigNode& node, const std::string&
   });
   r.optional("output", &spec.output);
   const ConfigNode* base = r.child("base");
+  const ConfigNode* set = r.child("set");
   const ConfigNode* grid = r.child("grid");
   const ConfigNode* zip = r.child("zip");
   const ConfigNode* slo = r.child("slo");
@@ -142,6 +153,7 @@ StatusOr<SweepSpec> sweep_from_config(const ConfigNode& node, const std::string&
   } else {
     return error_at(base->mark(), "base must be a preset name, a YAML path or a map");
   }
+  if (set != nullptr) KVSIM_RETURN_IF_ERROR(apply_set(*set, &spec.base));
   if (grid != nullptr) KVSIM_RETURN_IF_ERROR(read_key_lists(*grid, "grid", &spec.grid));
   if (zip != nullptr) KVSIM_RETURN_IF_ERROR(read_zip(*zip, &spec));
   if (slo != nullptr) spec.slo = *slo;

@@ -3,6 +3,8 @@
 //   description: "every device x KV dtype"
 //   kind: simulate            # simulate (default) | ppl
 //   base: default             # a scenario preset name, a YAML path, or an inline map
+//   set:                      # optional: dotted keys set on the base for every point
+//     workload.synthetic.num_requests: 600
 //   grid:                     # dotted scenario keys -> lists; the cross product
 //     device: [a100-80g, h100-sxm]
 //     cache.dtype: [fp16, int8]

@@ -47,6 +47,16 @@ TEST(SweepSpecTest, IdsAreStableAndDependOnTheResolvedConfiguration) {
   EXPECT_EQ(content_hash("abc"), "e71fa2190541574b");  // FNV-1a 64 of "abc"
 }
 
+TEST(SweepSpecTest, SetOverridesTheBaseForEveryPoint) {
+  const auto points =
+      expand(sweep_from_text("base: {a: 0, c: {d: 1}}\nset: {c.d: 2, e: x}\ngrid: {a: [1, 2]}\n"));
+  ASSERT_EQ(points.size(), 2u);
+  for (const SweepPoint& point : points) {
+    EXPECT_EQ(point.config.find_path("c.d")->text(), "2");
+    EXPECT_EQ(point.config.find_path("e")->text(), "x");
+  }
+}
+
 TEST(SweepSpecTest, NoGridIsOnePoint) {
   const auto points = expand(sweep_from_text("base: {a: 1}\n"));
   ASSERT_EQ(points.size(), 1u);
