@@ -66,6 +66,44 @@ TEST(TraceReader, MooncakeRowsKeepHashIdsAndMilliseconds) {
   EXPECT_EQ((*requests)[1].id, 1u);
 }
 
+TEST(TraceReader, MooncakeLinesOfAnyValidShapeReadTheSame) {
+  const std::string path = write_file(
+      "shapes.jsonl",
+      "{\"timestamp\":0,\"input_length\":600,\"output_length\":2,\"hash_ids\":[3,4]}\n"
+      "  { \"hash_ids\" : [ 3 , 4 ] , \"output_length\" : 2.0, \"input_length\": 600,"
+      " \"timestamp\": 1.5 }  \n"
+      "{\"note\": \"a \\\"quoted\\\" string\", \"timestamp\": 2, \"input_length\": 600,"
+      " \"output_length\": 2, \"hash_ids\": [3, 4], \"extra\": {\"a\": [1]}}\n"
+      "{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 2, \"hash_ids\": []}\n");
+  auto requests = read_all(path, TraceFormat::kMooncake);
+  ASSERT_TRUE(requests.is_ok()) << requests.status().message();
+  ASSERT_EQ(requests->size(), 4u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ((*requests)[i].hash_ids, (std::vector<uint64_t>{3, 4})) << i;
+    EXPECT_EQ((*requests)[i].prompt_tokens, 600u);
+    EXPECT_EQ((*requests)[i].output_tokens, 2u);
+  }
+  EXPECT_EQ((*requests)[1].arrival_ns, 1'500'000);
+  EXPECT_TRUE((*requests)[3].hash_ids.empty());
+
+  const std::string bad = write_file(
+      "bad_ids.jsonl",
+      "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 2, \"hash_ids\": [1, -2]}\n"
+      "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 2, \"hash_ids\": [1, 2, 3]}\n"
+      "{\"timestamp\": 0, \"input_length\": 600 \"output_length\": 2}\n");
+  TraceSourceOptions options;
+  options.skip_bad_rows = true;
+  WorkloadStats stats;
+  auto skipped = read_all(bad, TraceFormat::kMooncake, options, &stats);
+  ASSERT_TRUE(skipped.is_ok());
+  EXPECT_EQ(stats.rows_skipped_bad, 3u);
+  EXPECT_NE(stats.first_bad_row.find("bad_ids.jsonl:1: hash_ids must be non-negative integers"),
+            std::string::npos)
+      << stats.first_bad_row;
+  auto stopped = read_all(bad, TraceFormat::kMooncake);
+  ASSERT_FALSE(stopped.is_ok());
+}
+
 TEST(TraceReader, AzureAndBurstGptAndPlainCsv) {
   const std::string azure = write_file("a.csv",
                                        "TIMESTAMP,ContextTokens,GeneratedTokens\n"
