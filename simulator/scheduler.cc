@@ -112,11 +112,11 @@ void Scheduler::schedule_waiting(uint64_t* budget, StepPlan* plan) {
     const uint64_t needed = request.known_tokens() - hit.num_tokens;
     if (needed > *budget && !limits_.chunked_prefill) return;
     const uint64_t num_tokens = std::min(needed, *budget);
-    // The request holds nothing, so it needs at least its new blocks free; checking that first
-    // saves allocate_slots a second pass over the prefix hit when it would fail anyway.
+    // The request holds nothing, so it needs its new blocks and its free hit blocks free (the
+    // test allocate_slots makes); checking first saves it a pass over the hit when it fails.
     const uint64_t block = cache_->block_size();
     const uint64_t new_blocks = (hit.num_tokens + num_tokens + block - 1) / block - hit.num_blocks;
-    if (new_blocks > cache_->num_free_blocks()) return;
+    if (new_blocks + hit.num_free_blocks > cache_->num_free_blocks()) return;
     if (!cache_->allocate_slots(request.id, num_tokens, hit.num_blocks)) return;
     waiting_.pop_front();
     request.computed = hit.num_tokens;
