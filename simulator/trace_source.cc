@@ -30,7 +30,8 @@ Status TraceSource::fill(TraceRow* row, RequestSpec* out) {
     first_ns_ = row->timestamp_ns;
   }
   last_ns_ = row->timestamp_ns;
-  const double arrival_ns = static_cast<double>(row->timestamp_ns - first_ns_) * options_.time_scale;
+  const double arrival_ns =
+      static_cast<double>(row->timestamp_ns - first_ns_) * options_.time_scale;
   if (arrival_ns > kMaxArrivalNs) {
     return Status::invalid_argument(reader_->lines().where() +
                                     ": arrival more than a century after the first row; "
