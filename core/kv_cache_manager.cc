@@ -97,9 +97,14 @@ PrefixHit KvCacheManager::get_computed_blocks(RequestId id) const {
   // At least one token is computed (its logits are needed): a hit stops one token short.
   const uint64_t max_blocks =
       std::min<uint64_t>(s.hashes.size(), (s.num_known_tokens - 1) / block_size_);
-  uint32_t num_blocks = 0;
-  while (num_blocks < max_blocks && pool_.find(s.hashes[num_blocks]).has_value()) ++num_blocks;
-  return {num_blocks, uint64_t{num_blocks} * block_size_};
+  PrefixHit hit;
+  for (; hit.num_blocks < max_blocks; ++hit.num_blocks) {
+    const std::optional<BlockId> block = pool_.find(s.hashes[hit.num_blocks]);
+    if (!block) break;
+    hit.num_free_blocks += pool_.ref_count(*block) == 0 ? 1 : 0;
+  }
+  hit.num_tokens = uint64_t{hit.num_blocks} * block_size_;
+  return hit;
 }
 
 // Counts what allocate_slots needs without changing anything.

@@ -92,6 +92,9 @@ struct KvCacheConfig {
 struct PrefixHit {
   uint32_t num_blocks = 0;
   uint64_t num_tokens = 0;  // num_blocks x block_size
+  // Hit blocks that are free now (cached, ref count 0): taking them uses free blocks, so
+  // allocate_slots with this hit needs new blocks + num_free_blocks free blocks.
+  uint32_t num_free_blocks = 0;
 };
 
 // A copy the kernels must perform before writing: the first num_tokens slots of block `src`

@@ -1,0 +1,158 @@
+// kvsim simulate: replays a workload (a trace or a synthetic generator) against a model x
+// device x cache configuration with the real KV cache manager, prints the summary and writes
+// summary.json, requests.csv and timeseries.csv (and a Chrome trace) when asked.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+#include "core/data_dir.h"
+#include "core/presets.h"
+#include "core/text_format.h"
+#include "simulator/progress_bar.h"
+#include "simulator/simulation.h"
+
+namespace kvsim::cli {
+namespace {
+
+struct SimulateOptions {
+  std::string scenario;
+  std::string trace;
+  std::string trace_format;
+  std::vector<std::string> sets;
+  std::optional<uint64_t> seed;
+  std::string out;
+  std::string chrome_trace;
+  bool skip_bad_rows = false;
+  bool json = false;
+  bool progress = false;
+};
+
+// A path given on the command line is relative to the working directory, not the scenario.
+std::string cli_path(const std::string& path) {
+  if (path.rfind(kDataPrefix, 0) == 0) return path;
+  return std::filesystem::absolute(path).lexically_normal().string();
+}
+
+// The scenario tree with the command line's changes: --trace replaces a synthetic workload;
+// --set overrides come last, so they win.
+StatusOr<ConfigNode> scenario_tree(const SimulateOptions& o) {
+  KVSIM_ASSIGN_OR_RETURN(ConfigNode tree, sim::load_scenario_tree(o.scenario, {}));
+  std::vector<std::string> overrides;
+  if (!o.trace.empty()) {
+    if (ConfigNode* workload = tree.find("workload"); workload != nullptr && workload->is_map()) {
+      workload->erase("synthetic");
+    }
+    overrides.push_back("workload.trace=" + cli_path(o.trace));
+  }
+  if (!o.trace_format.empty()) overrides.push_back("workload.trace_format=" + o.trace_format);
+  if (o.skip_bad_rows) overrides.push_back("workload.skip_bad_rows=true");
+  if (o.seed) overrides.push_back("seed=" + std::to_string(*o.seed));
+  overrides.insert(overrides.end(), o.sets.begin(), o.sets.end());
+  for (const std::string& assignment : overrides) {
+    KVSIM_RETURN_IF_ERROR(sim::apply_override(&tree, assignment));
+  }
+  return tree;
+}
+
+std::string latency_line(const char* name, const sim::LatencySummary& l) {
+  return std::string("  ") + name + "  mean " + format_fixed(l.mean, 4) + "  p50 " +
+         format_fixed(l.p50, 4) + "  p90 " + format_fixed(l.p90, 4) + "  p99 " +
+         format_fixed(l.p99, 4) + "\n";
+}
+
+void print_text(const sim::SimulationSetup& setup, const sim::Summary& s) {
+  std::string text;
+  text += "scenario " + s.info.scenario + ": " + s.info.model + " on " +
+          std::to_string(s.info.num_devices) + " x " + s.info.device + ", " + s.info.cost_model +
+          " cost model\n";
+  text += "KV pool  " + format_count(s.info.num_blocks) + " blocks x " +
+          std::to_string(s.info.block_size) + " tokens (" +
+          format_bytes(static_cast<double>(s.info.kv_bytes_per_block)) + " per block" +
+          (setup.capacity.nz ? ", NZ padded" : "") + ")\n";
+  text += "requests " + format_count(s.requests_completed) + " completed, " +
+          format_count(s.requests_dropped) + " dropped, " + format_count(s.preemptions) +
+          " preemptions\n";
+  text += "time     " + format_fixed(s.sim_duration_s, 2) + " s simulated, " +
+          format_fixed(s.wall_s, 2) + " s wall (" + format_count(s.events) + " events)\n";
+  text += "tokens/s " + format_fixed(s.output_tokens_per_s, 1) + " output, " +
+          format_fixed(s.total_tokens_per_s, 1) + " total\n";
+  text += "latency (s):\n" + latency_line("TTFT ", s.ttft_s) + latency_line("TPOT ", s.tpot_s) +
+          latency_line("E2E  ", s.e2e_s) + latency_line("queue", s.queue_s);
+  text += "KV usage peak " + format_fixed(s.kv_usage_peak * 100, 1) + "%, mean " +
+          format_fixed(s.kv_usage_mean * 100, 1) + "%; prefix-cache hit rate " +
+          format_fixed(s.prefix_cache_hit_rate * 100, 1) + "%; swapped " +
+          format_bytes(static_cast<double>(s.swap_bytes)) + "\n";
+  if (s.workload.rows_skipped_bad > 0 || s.workload.rows_failed > 0) {
+    text += "trace    " + format_count(s.workload.rows_skipped_bad) + " bad rows skipped, " +
+            format_count(s.workload.rows_failed) + " failed requests left out\n";
+    if (!s.workload.first_bad_row.empty())
+      text += "         first: " + s.workload.first_bad_row + "\n";
+  }
+  std::printf("%s", text.c_str());
+}
+
+int run_simulate(const SimulateOptions& o) {
+  auto tree = scenario_tree(o);
+  if (!tree.is_ok()) return report_error(tree.status());
+  std::string base_dir;
+  if (looks_like_path(o.scenario)) {
+    base_dir = std::filesystem::path(o.scenario).parent_path().string();
+    if (base_dir.empty()) base_dir = ".";
+  }
+  auto scenario = sim::scenario_from_config(*tree, preset_stem(o.scenario), base_dir);
+  if (!scenario.is_ok()) return report_error(scenario.status());
+  auto setup = sim::prepare_simulation(*scenario);
+  if (!setup.is_ok()) return report_error(setup.status());
+
+  const bool terminal = ::isatty(::fileno(stderr)) != 0;
+  sim::ProgressBar bar(stderr, terminal);
+  sim::RunOptions run;
+  run.out_dir = o.out;
+  run.chrome_trace = o.chrome_trace;
+  if (terminal || o.progress) run.progress = [&bar](const sim::Progress& p) { bar.update(p); };
+  auto summary = sim::run_simulation(*setup, run);
+  bar.finish();
+  if (!summary.is_ok()) return report_error(summary.status());
+  if (o.json) {
+    std::printf("%s\n", sim::summary_to_json(*summary, /*with_wall=*/true).dump(2).c_str());
+  } else {
+    print_text(*setup, *summary);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_simulate_command(CLI::App& app, CommandFn* chosen) {
+  auto options = std::make_shared<SimulateOptions>();
+  CLI::App* command = app.add_subcommand(
+      "simulate", "replay a trace or a synthetic workload through the KV cache and scheduler");
+  command
+      ->add_option("scenario", options->scenario,
+                   "scenario preset (kvsim presets lists them) or a YAML file")
+      ->required();
+  command->add_option("--trace", options->trace,
+                      "trace file to replay instead of the scenario's workload");
+  command->add_option("--trace-format", options->trace_format,
+                      "auto, mooncake, azure, burstgpt or csv (default: the scenario's, auto)");
+  command->add_option("--set", options->sets,
+                      "override a scenario field: dotted.key=value (repeatable)");
+  command->add_option("--seed", options->seed, "seed of the workload's random choices");
+  command->add_option("--out", options->out,
+                      "folder for summary.json, requests.csv and timeseries.csv");
+  command->add_option("--chrome-trace", options->chrome_trace,
+                      "write a Chrome trace-event JSON file (open it in Perfetto)");
+  command->add_flag("--skip-bad-rows", options->skip_bad_rows,
+                    "skip (and count) malformed trace rows instead of stopping");
+  command->add_flag("--json", options->json, "print the summary as JSON");
+  command->add_flag("--progress", options->progress,
+                    "report progress on stderr even when it is not a terminal");
+  command->callback([options, chosen] { *chosen = [options] { return run_simulate(*options); }; });
+}
+
+}  // namespace kvsim::cli

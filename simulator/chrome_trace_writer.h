@@ -1,0 +1,39 @@
+// ChromeTraceWriter: the run as Chrome trace-event JSON (opens in Perfetto / chrome://tracing),
+// streamed to disk.
+//   pid 1 "engine":   tid 1 one complete event ("X") per iteration, args: seqs, prefill and
+//                     decode tokens, context tokens; a counter ("C") of KV blocks used and
+//                     cached-free after each iteration
+//                     tid 2 swap-outs and tid 3 swap-ins over the host link ("X")
+//   pid 2 "requests": one async span ("b"/"e", id = request id) per request from arrival to
+//                     finish (or drop), with an instant ("n") at its first token
+// Timestamps are microseconds of simulated time.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "simulator/output_file.h"
+#include "simulator/sim_observer.h"
+
+namespace kvsim::sim {
+
+class ChromeTraceWriter final : public SimObserver {
+ public:
+  static StatusOr<std::unique_ptr<ChromeTraceWriter>> create(const std::string& path);
+
+  void on_iteration(const IterationRecord& iteration, const EngineSnapshot& after) override;
+  void on_request_finished(const RequestRecord& request) override;
+  void on_request_dropped(const RequestRecord& request, DropReason reason) override;
+  void on_transfer(const TransferRecord& transfer) override;
+  Status finish(const EngineSnapshot& last) override;
+
+ private:
+  explicit ChromeTraceWriter(std::unique_ptr<OutputFile> file) : file_(std::move(file)) {}
+  // Starts one event object: {"name":..,"ph":..,"pid":..,"tid":..,"ts":..
+  void begin_event(std::string_view name, char phase, int pid, int tid, int64_t ts_ns);
+  void async_event(std::string_view name, char phase, uint64_t id, int64_t ts_ns);
+
+  std::unique_ptr<OutputFile> file_;
+};
+
+}  // namespace kvsim::sim

@@ -1,0 +1,88 @@
+// SimRequest: the engine's state of one request in flight, and RequestTable, the slab that
+// holds them.
+//
+// Token accounting (as vLLM v1 counts it): a request of P prompt and O output tokens has
+// `generated` output tokens so far and `computed` tokens whose KV is in the cache. It has
+// P + generated known tokens; each iteration computes some of the known tokens not yet
+// computed, and when computed reaches P + generated the model samples one more output token.
+// So the prefill (one or more chunks) yields the first token (TTFT), each decode iteration
+// computes the newest token and yields the next, and the request ends when generated == O,
+// holding P + O - 1 tokens of KV. Preemption by recompute sets computed back to 0 (the known
+// tokens are computed again, minus what the prefix cache still holds); swap keeps it.
+//
+// RequestTable: slots are recycled, so memory follows the requests in flight, never the
+// workload's length. A slot index is the handle the scheduler's queues hold.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/block_id.h"
+#include "core/check.h"
+
+namespace kvsim::sim {
+
+enum class RequestPhase : uint8_t {
+  kWaiting,      // queued for (re)admission; holds no blocks (prefix hits aside)
+  kRunning,      // in the running batch; holds blocks
+  kSwappingOut,  // blocks on their way to the host tier
+  kSwapped,      // blocks on the host tier, waiting to come back
+  kSwappingIn,   // blocks on their way back
+  kFree,         // slot not in use
+};
+
+struct SimRequest {
+  RequestId id = 0;  // the workload's id (also the cache manager's)
+  uint32_t prompt_tokens = 0;
+  uint32_t output_tokens = 0;
+  uint32_t generated = 0;             // output tokens sampled so far
+  uint32_t scheduled_tokens = 0;      // tokens scheduled in the iteration in flight
+  uint64_t computed = 0;              // tokens whose KV is in the cache
+  uint64_t high_water = 0;            // most tokens ever computed (or cached at admission)
+  uint32_t num_hashes = 0;            // block hashes given to the cache manager
+  uint32_t cached_prompt_tokens = 0;  // prefix-cache hit at first admission
+  uint32_t preemptions = 0;
+  RequestPhase phase = RequestPhase::kFree;
+  bool admitted = false;  // scheduled at least once
+  int64_t arrival_ns = 0;
+  int64_t first_scheduled_ns = -1;  // start of the first iteration it was in
+  int64_t first_token_ns = -1;      // end of the iteration that sampled output token 1
+
+  uint64_t known_tokens() const { return uint64_t{prompt_tokens} + generated; }
+  uint64_t tokens_to_compute() const { return known_tokens() - computed; }
+  bool in_prefill() const { return computed < prompt_tokens; }
+};
+
+class RequestTable {
+ public:
+  // A slot holding `request` (phase must not be kFree).
+  uint32_t add(const SimRequest& request) {
+    uint32_t slot = 0;
+    if (!free_slots_.empty()) {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+      slots_[slot] = request;
+    } else {
+      slot = static_cast<uint32_t>(slots_.size());
+      slots_.push_back(request);
+    }
+    ++num_live_;
+    return slot;
+  }
+  void release(uint32_t slot) {
+    KVSIM_CHECK(slots_[slot].phase != RequestPhase::kFree, "slot released twice");
+    slots_[slot].phase = RequestPhase::kFree;
+    free_slots_.push_back(slot);
+    --num_live_;
+  }
+  SimRequest& at(uint32_t slot) { return slots_[slot]; }
+  const SimRequest& at(uint32_t slot) const { return slots_[slot]; }
+  size_t num_live() const { return num_live_; }
+
+ private:
+  std::vector<SimRequest> slots_;
+  std::vector<uint32_t> free_slots_;
+  size_t num_live_ = 0;
+};
+
+}  // namespace kvsim::sim

@@ -1,0 +1,64 @@
+// Simulation: one scenario from configuration to summary — what the CLI, the tests, sweeps and
+// the GUI call. prepare_simulation() resolves the presets and sizes everything; run_simulation()
+// builds an Engine, attaches the metrics and writers and runs it.
+//
+// Sizing (the one place it happens for a run):
+//   KV blocks     core/capacity.h's compute_capacity() for (model, device, cache dtype and
+//                 quant group, weight dtype, block size, tp = num_devices, mem_fraction), the
+//                 NZ padding of NZ devices included, so `kvsim capacity` with the same options
+//                 prints the same num_blocks; cache.num_blocks_override replaces it
+//   bytes/block   CapacityResult::kv_bytes_per_block (swap transfers, the cost model)
+//   host tier     floor(host_swap_gib x 2^30 / bytes per block) blocks
+//   retention     cache.retention; "full" on a sliding-window model (Mistral) becomes
+//                 window:<its window>, as vLLM frees blocks outside the window
+//   context       the model's max_position_embeddings
+// Files (when an output folder is given): DIR/summary.json, DIR/requests.csv,
+// DIR/timeseries.csv; the Chrome trace wherever it is asked for.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/capacity.h"
+#include "core/device_spec.h"
+#include "core/model_spec.h"
+#include "core/retention_policy.h"
+#include "simulator/engine.h"
+#include "simulator/metrics.h"
+#include "simulator/scenario.h"
+
+namespace kvsim::sim {
+
+struct SimulationSetup {
+  Scenario scenario;
+  ModelSpec model;
+  DeviceSpec device;
+  CapacityQuery capacity_query;  // what `kvsim capacity` would be asked
+  CapacityResult capacity;
+  EngineConfig engine;  // num_blocks from capacity (or the override)
+};
+
+StatusOr<SimulationSetup> prepare_simulation(const Scenario& scenario);
+
+// The scenario's cost model: the calibration table when it names one, else the roofline.
+StatusOr<std::unique_ptr<CostModel>> make_cost_model(const SimulationSetup& setup);
+
+// The workload: a trace (streamed) or the synthetic generator, with max_requests, time_scale
+// and the rate override applied. A trace's rate override reads the trace once first to learn
+// its natural rate ((n - 1) / span of the arrivals), then scales arrivals by natural / rate.
+StatusOr<std::unique_ptr<RequestSource>> make_request_source(const WorkloadSection& workload,
+                                                             uint64_t seed);
+
+struct RunOptions {
+  std::string out_dir;       // overrides output.dir; empty and no output.dir = no files
+  std::string chrome_trace;  // overrides output.chrome_trace
+  std::function<void(const Progress&)> progress;
+  std::vector<SimObserver*> observers;  // more observers (the GUI's plots)
+};
+
+// Runs the scenario to the end and returns the summary (files written when asked).
+StatusOr<Summary> run_simulation(const SimulationSetup& setup, const RunOptions& options);
+
+}  // namespace kvsim::sim
