@@ -70,9 +70,13 @@ Status Engine::run() {
       KVSIM_RETURN_IF_ERROR(source_status_);
     }
     if (!busy_) try_start_iteration();
-    if (progress_ && stats_.events >= next_progress_events_) {
+    if (stats_.events >= next_progress_events_) {
       next_progress_events_ = stats_.events + config_.progress_every_events;
-      report_progress();
+      if (progress_) report_progress();
+      if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) {
+        return Status::cancelled("simulation cancelled at " + std::to_string(stats_.events) +
+                                 " events");
+      }
     }
   }
   KVSIM_CHECK(scheduler_.idle(), "the event queue ran dry with requests left");
