@@ -128,7 +128,7 @@ void show_block_step(PlotPanel* panel, const BlockGridData& data, size_t step_in
   plot->yAxis->setRangeReversed(true);
   plot->yAxis->setRange(-0.05, queue_y + 0.5);
   plot->replot();
-  panel->set_table(step_table(step, step_index));
+  panel->set_table([step, step_index] { return step_table(step, step_index); });
 }
 
 }  // namespace kvsim::gui

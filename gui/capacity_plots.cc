@@ -86,7 +86,7 @@ void show_memory_breakdown(PlotPanel* panel, const CapacityViewData& data) {
   plot->xAxis->grid()->setVisible(false);
   show_legend(plot, Qt::AlignTop | Qt::AlignLeft);
   plot->replot();
-  panel->set_table(memory_table(data));
+  panel->set_table([data] { return memory_table(data); });
 }
 
 void show_max_sequences(PlotPanel* panel, const CapacityViewData& data) {
@@ -117,7 +117,7 @@ void show_max_sequences(PlotPanel* panel, const CapacityViewData& data) {
   plot->yAxis->setRange(0.8, max_y * 3);
   show_legend(plot);
   plot->replot();
-  panel->set_table(max_sequences_table(data));
+  panel->set_table([data] { return max_sequences_table(data); });
 }
 
 }  // namespace kvsim::gui

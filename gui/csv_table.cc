@@ -1,7 +1,8 @@
 #include "gui/csv_table.h"
 
 #include <charconv>
-#include <fstream>
+
+#include "gui/text_file.h"
 
 namespace kvsim::gui {
 namespace {
@@ -41,12 +42,7 @@ std::string to_csv(const CsvTable& table) {
 }
 
 Status write_csv(const CsvTable& table, const std::string& path) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) return Status::io_error(path + ": cannot open for writing");
-  file << to_csv(table);
-  file.close();
-  if (!file) return Status::io_error(path + ": write failed");
-  return Status::ok();
+  return write_text_file(path, to_csv(table));
 }
 
 }  // namespace kvsim::gui

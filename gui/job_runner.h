@@ -34,6 +34,8 @@ class JobContext {
   void report_progress(double fraction);
   // True once JobRunner::cancel() was called; the job should return soon after.
   bool cancel_requested() const { return cancel_.load(std::memory_order_relaxed); }
+  // The flag itself, for library calls that poll a stop flag.
+  const std::atomic<bool>* cancel_flag() const { return &cancel_; }
 
  private:
   friend class JobRunner;

@@ -94,7 +94,7 @@ void show_grid(PlotPanel* panel, const CellGrid& grid, GridCell picked, uint64_t
   plot->xAxis->setRange(-0.5, grid.width - 0.5);
   plot->yAxis->setRange(-0.5, grid.height - 0.5);
   plot->replot();
-  panel->set_table(grid_table(grid, offset));
+  panel->set_table([grid, offset] { return grid_table(grid, offset); });
 }
 
 }  // namespace

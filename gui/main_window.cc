@@ -15,6 +15,7 @@
 #include "gui/layout_view.h"
 #include "gui/teaching_view.h"
 #include "gui/plot_panel.h"
+#include "gui/simulation_view.h"
 
 namespace kvsim::gui {
 namespace {
@@ -29,8 +30,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_ = new QTabWidget(this);
   tabs_->setObjectName("tabs");
   capacity_ = new CapacityView(tabs_);
+  simulation_ = new SimulationView(runner_, tabs_);
   teaching_ = new TeachingView(tabs_);
   tabs_->addTab(capacity_, "Capacity");
+  tabs_->addTab(simulation_, "Simulation");
   tabs_->addTab(teaching_, "Cache and layout");
   setCentralWidget(tabs_);
   build_menu();
@@ -77,6 +80,7 @@ QList<PlotPanel*> MainWindow::panels() const {
 Status MainWindow::export_all(const QString& dir) const {
   if (!QDir().mkpath(dir)) return Status::io_error(dir.toStdString() + ": cannot create folder");
   for (const PlotPanel* panel : panels()) {
+    if (!panel->has_data()) continue;
     const QString stem = QDir(dir).filePath(panel->name());
     KVSIM_RETURN_IF_ERROR(panel->save_png(stem + ".png"));
     KVSIM_RETURN_IF_ERROR(panel->save_pdf(stem + ".pdf"));

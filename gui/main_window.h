@@ -24,6 +24,7 @@ class CapacityView;
 class JobRunner;
 class LayoutView;
 class PlotPanel;
+class SimulationView;
 class TeachingView;
 
 class MainWindow : public QMainWindow {
@@ -35,6 +36,7 @@ class MainWindow : public QMainWindow {
   JobRunner* runner() const { return runner_; }
   QTabWidget* tabs() const { return tabs_; }
   CapacityView* capacity_view() const { return capacity_; }
+  SimulationView* simulation_view() const { return simulation_; }
   TeachingView* teaching_view() const { return teaching_; }
   LayoutView* layout_view() const;
   BlockDemoView* block_demo_view() const;
@@ -42,7 +44,8 @@ class MainWindow : public QMainWindow {
   // Every chart of every view, in tab order.
   QList<PlotPanel*> panels() const;
 
-  // Writes <dir>/<chart>.png, .pdf and .csv for every chart; the first failure is returned.
+  // Writes <dir>/<chart>.png, .pdf and .csv for every chart that holds data; the first
+  // failure is returned.
   Status export_all(const QString& dir) const;
 
  private slots:
@@ -58,6 +61,7 @@ class MainWindow : public QMainWindow {
   JobRunner* runner_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   CapacityView* capacity_ = nullptr;
+  SimulationView* simulation_ = nullptr;
   TeachingView* teaching_ = nullptr;
   QLabel* job_label_ = nullptr;
   QProgressBar* progress_ = nullptr;

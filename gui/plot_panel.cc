@@ -22,6 +22,9 @@ PlotPanel::PlotPanel(const QString& name, const QString& title, QWidget* parent)
   plot_->setObjectName(name + "_plot");
   plot_->setMinimumSize(320, 220);
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  // Series of tens of thousands of points must replot in a few milliseconds (the event loop
+  // must not stall): 1-pixel solid lines take Qt's fast polyline path.
+  plot_->setPlottingHint(QCP::phFastPolylines, true);
 
   auto* header = new QHBoxLayout;
   auto* label = new QLabel("<b>" + title.toHtmlEscaped() + "</b>", this);
@@ -42,6 +45,16 @@ PlotPanel::PlotPanel(const QString& name, const QString& title, QWidget* parent)
   layout->addWidget(plot_, 1);
 }
 
+void PlotPanel::set_table(TableSource source) {
+  source_ = std::move(source);
+  table_.reset();
+}
+
+const CsvTable& PlotPanel::table() const {
+  if (!table_) table_ = source_ ? source_() : CsvTable{};
+  return *table_;
+}
+
 Status PlotPanel::save_png(const QString& path, int width, int height) const {
   if (!plot_->savePng(path, or_default(width, kExportWidth), or_default(height, kExportHeight))) {
     return Status::io_error(path.toStdString() + ": cannot write PNG");
@@ -57,7 +70,7 @@ Status PlotPanel::save_pdf(const QString& path, int width, int height) const {
 }
 
 Status PlotPanel::save_csv(const QString& path) const {
-  return write_csv(table_, path.toStdString());
+  return write_csv(table(), path.toStdString());
 }
 
 QString PlotPanel::ask_path(const QString& suffix, const QString& filter) {

@@ -9,6 +9,9 @@
 #include <QString>
 #include <QWidget>
 
+#include <functional>
+#include <optional>
+
 #include "core/status.h"
 #include "gui/csv_table.h"
 
@@ -31,8 +34,13 @@ class PlotPanel : public QWidget {
   QCustomPlot* plot() const { return plot_; }
   const QString& name() const { return name_; }
 
-  void set_table(CsvTable table) { table_ = std::move(table); }
-  const CsvTable& table() const { return table_; }
+  // The data shown, for "Export CSV". Built from `source` when first asked for: a chart of a
+  // hundred thousand points must not spend the GUI thread formatting text nobody exports.
+  using TableSource = std::function<CsvTable()>;
+  void set_table(TableSource source);
+  const CsvTable& table() const;
+  // True once a controller has moved data in (a view with no run yet has empty charts).
+  bool has_data() const { return static_cast<bool>(source_); }
 
   // Writes the chart (width x height pixels; 0 = kExport*) or its data. Failures name the path.
   Status save_png(const QString& path, int width = 0, int height = 0) const;
@@ -50,7 +58,8 @@ class PlotPanel : public QWidget {
 
   QString name_;
   QCustomPlot* plot_ = nullptr;
-  CsvTable table_;
+  TableSource source_;
+  mutable std::optional<CsvTable> table_;  // built from source_ on demand
 };
 
 }  // namespace kvsim::gui

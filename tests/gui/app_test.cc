@@ -62,8 +62,14 @@ class AppTest : public QObject {
     QVERIFY(dir.isValid());
     const Status status = window.export_all(dir.path());
     QVERIFY2(status.is_ok(), status.message().c_str());
+    int exported = 0;
     for (PlotPanel* panel : window.panels()) {
       const QString stem = dir.filePath(panel->name());
+      if (!panel->has_data()) {  // e.g. the simulation charts before the first run
+        QVERIFY(!QFile::exists(stem + ".png"));
+        continue;
+      }
+      ++exported;
       QImage png(stem + ".png");
       QVERIFY2(!png.isNull(), qPrintable(stem));
       QCOMPARE(png.size(), QSize(kExportWidth, kExportHeight));
@@ -76,8 +82,8 @@ class AppTest : public QObject {
       QFile csv(stem + ".csv");
       QVERIFY(csv.open(QIODevice::ReadOnly));
       QCOMPARE(csv.readAll().toStdString(), to_csv(panel->table()));
-      QVERIFY(!panel->table().rows.empty());
     }
+    QVERIFY(exported >= 5);
   }
 
   void blank_image_fails_the_variance_check() {
