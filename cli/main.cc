@@ -24,6 +24,7 @@ int run(int argc, char** argv) {
   register_presets_command(app, &chosen);
   register_simulate_command(app, &chosen);
   register_blocks_command(app, &chosen);
+  register_sweep_command(app, &chosen);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
