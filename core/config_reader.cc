@@ -39,7 +39,9 @@ Status parse_uint64(std::string_view text, uint64_t* out) {
     return Status::ok();
   }
   if (error == std::errc::result_out_of_range) {
-    return Status::invalid_argument("'" + std::string(text) + "' does not fit in 64 bits");
+    // Built with append(): GCC 12 at -O3 reports a false -Wrestrict on "literal" + string.
+    return Status::invalid_argument(
+        std::string("'").append(text).append("' does not fit in 64 bits"));
   }
   long double scientific = 0;
   if (!text.empty() && text[0] != '-' &&
@@ -59,7 +61,9 @@ Status parse_int64(std::string_view text, int64_t* out) {
     return Status::ok();
   }
   if (error == std::errc::result_out_of_range) {
-    return Status::invalid_argument("'" + std::string(text) + "' does not fit in 64 bits");
+    // Built with append(): GCC 12 at -O3 reports a false -Wrestrict on "literal" + string.
+    return Status::invalid_argument(
+        std::string("'").append(text).append("' does not fit in 64 bits"));
   }
   long double scientific = 0;
   if (parse_scientific_integer(text, 9223372036854774784.0L, &scientific)) {
