@@ -27,6 +27,7 @@ int report_error(const Status& status);
 void register_capacity_command(CLI::App& app, CommandFn* chosen);
 void register_layout_command(CLI::App& app, CommandFn* chosen);
 void register_presets_command(CLI::App& app, CommandFn* chosen);
+void register_blocks_command(CLI::App& app, CommandFn* chosen);
 void register_kernels_command(CLI::App& app, CommandFn* chosen);
 
 }  // namespace kvsim::cli

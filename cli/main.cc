@@ -22,6 +22,7 @@ int run(int argc, char** argv) {
   register_capacity_command(app, &chosen);
   register_layout_command(app, &chosen);
   register_presets_command(app, &chosen);
+  register_blocks_command(app, &chosen);
   register_kernels_command(app, &chosen);
   try {
     app.parse(argc, argv);

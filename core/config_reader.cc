@@ -29,6 +29,15 @@ std::string range_text(T min, T max) {
   return text.str();
 }
 
+// Built with append rather than "'" + std::string(text): GCC 12 at -O3 reports a false
+// -Wrestrict on that operator+ (GCC bug 105329), which breaks Release -Werror builds.
+std::string does_not_fit_message(std::string_view text) {
+  std::string message = "'";
+  message.append(text);
+  message.append("' does not fit in 64 bits");
+  return message;
+}
+
 }  // namespace
 
 Status parse_uint64(std::string_view text, uint64_t* out) {
@@ -39,9 +48,7 @@ Status parse_uint64(std::string_view text, uint64_t* out) {
     return Status::ok();
   }
   if (error == std::errc::result_out_of_range) {
-    // Built with append(): GCC 12 at -O3 reports a false -Wrestrict on "literal" + string.
-    return Status::invalid_argument(
-        std::string("'").append(text).append("' does not fit in 64 bits"));
+    return Status::invalid_argument(does_not_fit_message(text));
   }
   long double scientific = 0;
   if (!text.empty() && text[0] != '-' &&
@@ -61,9 +68,7 @@ Status parse_int64(std::string_view text, int64_t* out) {
     return Status::ok();
   }
   if (error == std::errc::result_out_of_range) {
-    // Built with append(): GCC 12 at -O3 reports a false -Wrestrict on "literal" + string.
-    return Status::invalid_argument(
-        std::string("'").append(text).append("' does not fit in 64 bits"));
+    return Status::invalid_argument(does_not_fit_message(text));
   }
   long double scientific = 0;
   if (parse_scientific_integer(text, 9223372036854774784.0L, &scientific)) {

@@ -28,6 +28,8 @@ class SinkWindowRetention final : public RetentionPolicy {
     return "sink:" + std::to_string(sink_) + "," + std::to_string(window_);
   }
   std::optional<uint64_t> budget_tokens() const override { return sink_ + window_; }
+  uint64_t sink_tokens() const override { return sink_; }
+  std::optional<uint64_t> window_tokens() const override { return window_; }
   void select(std::span<const uint64_t> positions, std::span<const float>,
               std::vector<uint64_t>* keep) const override {
     keep->clear();
@@ -51,6 +53,10 @@ class HeavyHitterRetention final : public RetentionPolicy {
   }
   std::optional<uint64_t> budget_tokens() const override { return heavy_ + recent_; }
   bool uses_scores() const override { return true; }
+  uint64_t sink_tokens() const override { return heavy_; }
+  std::optional<uint64_t> window_tokens() const override {
+    return std::max<uint64_t>(recent_, 1);
+  }
   void select(std::span<const uint64_t> positions, std::span<const float> scores,
               std::vector<uint64_t>* keep) const override;
 

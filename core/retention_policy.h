@@ -41,6 +41,13 @@ class RetentionPolicy {
   // True when select() ranks positions by score (H2O).
   virtual bool uses_scores() const { return false; }
 
+  // Without scores every policy keeps the first sink_tokens() positions and the last
+  // window_tokens() held positions (empty: everything): full = (0, all), window:W = (0, W),
+  // sink:S,W = (S, W), h2o:H,R = (H, max(R, 1)). The KV cache manager trims blocks from these
+  // two numbers in O(1) per step instead of calling select() over every position.
+  virtual uint64_t sink_tokens() const { return 0; }
+  virtual std::optional<uint64_t> window_tokens() const { return std::nullopt; }
+
   // `positions`: held positions, ascending, non-empty. `scores`: one per position, or empty
   // (no scores known). Writes the kept positions, ascending, to *keep (cleared first).
   virtual void select(std::span<const uint64_t> positions, std::span<const float> scores,

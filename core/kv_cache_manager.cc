@@ -1,0 +1,274 @@
+#include "core/kv_cache_manager.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/check.h"
+
+namespace kvsim {
+namespace {
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+StatusOr<KvCacheManager> KvCacheManager::create(const KvCacheConfig& config) {
+  if (config.num_blocks == 0 || config.num_blocks > kMaxNumBlocks) {
+    return Status::invalid_argument("KV cache num_blocks must be in [1, " +
+                                    std::to_string(kMaxNumBlocks) + "], got " +
+                                    std::to_string(config.num_blocks));
+  }
+  if (config.block_size == 0) {
+    return Status::invalid_argument("KV cache block_size must be at least 1 token");
+  }
+  KVSIM_ASSIGN_OR_RETURN(auto policy, make_eviction_policy(config.eviction, config.num_blocks));
+  return KvCacheManager(config, std::move(policy));
+}
+
+KvCacheManager::KvCacheManager(const KvCacheConfig& config,
+                               std::unique_ptr<EvictionPolicy> policy)
+    : block_size_(config.block_size),
+      bytes_per_block_(config.bytes_per_block),
+      pool_(config.num_blocks, std::move(policy)),
+      index_(config.expected_requests),
+      num_host_blocks_(config.num_host_blocks) {
+  // A policy that keeps everything never trims; don't pay for asking it.
+  if (config.retention != nullptr && config.retention->window_tokens().has_value()) {
+    retention_ = config.retention;
+  }
+  states_.reserve(config.expected_requests);
+  free_states_.reserve(config.expected_requests);
+}
+
+KvCacheManager::RequestState& KvCacheManager::state(RequestId id) {
+  const uint32_t slot = index_.find(id);
+  KVSIM_CHECK(slot != FlatIdMap::kEmpty, "unknown request id " + std::to_string(id));
+  return states_[slot];
+}
+
+const KvCacheManager::RequestState& KvCacheManager::state(RequestId id) const {
+  const uint32_t slot = index_.find(id);
+  KVSIM_CHECK(slot != FlatIdMap::kEmpty, "unknown request id " + std::to_string(id));
+  return states_[slot];
+}
+
+KvCacheManager::RequestState& KvCacheManager::new_state(RequestId id) {
+  KVSIM_CHECK(!has_request(id), "request id " + std::to_string(id) + " is already in use");
+  uint32_t slot = 0;
+  if (free_states_.empty()) {
+    slot = static_cast<uint32_t>(states_.size());
+    states_.emplace_back();
+  } else {
+    slot = free_states_.back();
+    free_states_.pop_back();
+  }
+  index_.insert(id, slot);
+  RequestState& s = states_[slot];
+  s.id = id;
+  s.table.clear();  // clear() keeps the capacity: a recycled slot allocates nothing
+  s.hashes.clear();
+  s.num_tokens = 0;
+  s.num_known_tokens = 0;
+  s.num_cached_blocks = 0;
+  s.trim_cursor = 0;
+  s.num_host_blocks = 0;
+  s.swapped = false;
+  return s;
+}
+
+void KvCacheManager::release_slot(RequestId id) {
+  const uint32_t slot = index_.find(id);
+  index_.erase(id);
+  free_states_.push_back(slot);
+}
+
+void KvCacheManager::add_request(RequestId id, uint64_t num_prompt_tokens,
+                                 std::span<const BlockHash> block_hashes) {
+  KVSIM_CHECK(block_hashes.size() <= num_prompt_tokens / block_size_,
+              "more block hashes than full prompt blocks");
+  RequestState& s = new_state(id);
+  s.num_known_tokens = num_prompt_tokens;
+  s.hashes.assign(block_hashes.begin(), block_hashes.end());
+}
+
+PrefixHit KvCacheManager::get_computed_blocks(RequestId id) const {
+  const RequestState& s = state(id);
+  KVSIM_CHECK(s.num_tokens == 0 && !s.swapped, "get_computed_blocks() of a request with slots");
+  if (!pool_.caches_prefixes() || s.num_known_tokens == 0) return {};
+  // At least one token is computed (its logits are needed): a hit stops one token short.
+  const uint64_t max_blocks =
+      std::min<uint64_t>(s.hashes.size(), (s.num_known_tokens - 1) / block_size_);
+  uint32_t num_blocks = 0;
+  while (num_blocks < max_blocks && pool_.find(s.hashes[num_blocks]).has_value()) ++num_blocks;
+  return {num_blocks, uint64_t{num_blocks} * block_size_};
+}
+
+std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id,
+                                                             uint64_t num_new_tokens,
+                                                             uint32_t num_computed_blocks) {
+  RequestState& s = state(id);
+  KVSIM_CHECK(!s.swapped, "allocate_slots() of a swapped-out request");
+  KVSIM_CHECK(num_computed_blocks == 0 || (s.num_tokens == 0 && num_computed_blocks <= s.hashes.size()),
+              "prefix-hit blocks given for a request that holds slots or lacks their hashes");
+  // Plan: count what the call needs without changing anything.
+  uint32_t trim_begin = 0;
+  uint32_t trim_end = 0;
+  const uint32_t trim_frees =
+      retention_ != nullptr ? plan_trim(s, *retention_, &trim_begin, &trim_end) : 0;
+  uint64_t free_hits = 0;
+  for (uint32_t i = 0; i < num_computed_blocks; ++i) {
+    const std::optional<BlockId> block = pool_.find(s.hashes[i]);
+    KVSIM_CHECK(block.has_value(), "a prefix-hit block is no longer cached (call allocate_slots "
+                                   "right after get_computed_blocks)");
+    free_hits += pool_.ref_count(*block) == 0 ? 1 : 0;
+  }
+  const uint64_t hit_tokens = uint64_t{num_computed_blocks} * block_size_;
+  const uint64_t total_tokens = hit_tokens + s.num_tokens + num_new_tokens;
+  const uint64_t new_entries = ceil_div(total_tokens, block_size_) - s.table.size() - num_computed_blocks;
+  const bool copy_on_write = num_new_tokens > 0 && s.num_tokens % block_size_ != 0 &&
+                             pool_.ref_count(s.table.back()) > 1;
+  const uint64_t needed = new_entries + (copy_on_write ? 1 : 0) + free_hits;
+  if (needed > uint64_t{pool_.num_free_blocks()} + trim_frees) return std::nullopt;
+
+  // Apply.
+  SlotAllocation result;
+  if (trim_end > trim_begin) result.num_trimmed_blocks = apply_trim(s, trim_begin, trim_end);
+  if (s.num_tokens == 0 && pool_.caches_prefixes()) {
+    counters_.num_prefix_query_tokens += std::max(s.num_known_tokens, total_tokens);
+  }
+  for (uint32_t i = 0; i < num_computed_blocks; ++i) {
+    const BlockId block = *pool_.find(s.hashes[i]);
+    pool_.touch(block);
+    s.table.push_back(block);
+    log(CacheEventKind::kHit, id, block, i, s.hashes[i]);
+  }
+  s.num_cached_blocks = std::max(s.num_cached_blocks, num_computed_blocks);
+  counters_.num_prefix_hit_tokens += hit_tokens;
+  result.num_hit_blocks = num_computed_blocks;
+  if (copy_on_write) {
+    const BlockId shared = s.table.back();
+    const BlockId copy = pool_.allocate();
+    s.table.back() = copy;
+    pool_.release(shared);
+    result.copy = BlockCopy{shared, copy, static_cast<uint32_t>(s.num_tokens % block_size_)};
+    ++counters_.num_cow_copies;
+    log(CacheEventKind::kCopy, id, shared, static_cast<uint32_t>(s.table.size() - 1), 0, copy);
+  }
+  for (uint64_t k = 0; k < new_entries; ++k) {
+    const BlockId block = pool_.allocate();
+    s.table.push_back(block);
+    log(CacheEventKind::kAllocate, id, block, static_cast<uint32_t>(s.table.size() - 1));
+  }
+  result.num_new_blocks = static_cast<uint32_t>(new_entries) + (copy_on_write ? 1 : 0);
+  s.num_tokens = total_tokens;
+  s.num_known_tokens = std::max(s.num_known_tokens, total_tokens);
+  register_full_blocks(s);
+  return result;
+}
+
+void KvCacheManager::register_full_blocks(RequestState& s) {
+  const uint64_t limit = std::min<uint64_t>(s.num_tokens / block_size_, s.hashes.size());
+  for (uint32_t i = s.num_cached_blocks; i < limit; ++i) {
+    const BlockId block = s.table[i];
+    if (holds_block(block) && pool_.cache(block, s.hashes[i])) {
+      log(CacheEventKind::kCache, s.id, block, i, s.hashes[i]);
+    }
+  }
+  s.num_cached_blocks = std::max<uint32_t>(s.num_cached_blocks, static_cast<uint32_t>(limit));
+}
+
+void KvCacheManager::append_block_hashes(RequestId id, std::span<const BlockHash> block_hashes) {
+  RequestState& s = state(id);
+  s.hashes.insert(s.hashes.end(), block_hashes.begin(), block_hashes.end());
+  if (!s.swapped) register_full_blocks(s);
+}
+
+void KvCacheManager::release_table(RequestState& s) {
+  if (s.swapped) {
+    num_host_used_blocks_ -= s.num_host_blocks;
+    s.num_host_blocks = 0;
+    s.swapped = false;
+  }
+  for (size_t k = s.table.size(); k-- > 0;) {  // tail first
+    const BlockId block = s.table[k];
+    if (!holds_block(block)) continue;
+    pool_.release(block);
+    log(CacheEventKind::kFree, s.id, block, static_cast<uint32_t>(k));
+  }
+  s.table.clear();
+}
+
+void KvCacheManager::free(RequestId id) {
+  release_table(state(id));
+  release_slot(id);
+}
+
+void KvCacheManager::preempt(RequestId id) {
+  RequestState& s = state(id);
+  s.num_known_tokens = std::max(s.num_known_tokens, s.num_tokens);
+  release_table(s);
+  s.num_tokens = 0;
+  s.num_cached_blocks = 0;
+  s.trim_cursor = 0;
+  ++counters_.num_preemptions;
+}
+
+void KvCacheManager::fork(RequestId parent, RequestId child) {
+  KVSIM_CHECK(!state(parent).swapped, "fork() of a swapped-out request");
+  RequestState& c = new_state(child);  // may move states_: look the parent up afterwards
+  const RequestState& p = state(parent);
+  c.table.assign(p.table.begin(), p.table.end());
+  c.hashes.assign(p.hashes.begin(), p.hashes.end());
+  c.num_tokens = p.num_tokens;
+  c.num_known_tokens = p.num_known_tokens;
+  c.num_cached_blocks = p.num_cached_blocks;
+  c.trim_cursor = p.trim_cursor;
+  for (BlockId block : c.table) {
+    if (holds_block(block)) pool_.share(block);
+  }
+}
+
+std::span<const BlockId> KvCacheManager::block_table(RequestId id) const {
+  return state(id).table;
+}
+
+uint64_t KvCacheManager::num_tokens(RequestId id) const { return state(id).num_tokens; }
+
+bool KvCacheManager::is_swapped(RequestId id) const { return state(id).swapped; }
+
+double KvCacheManager::usage() const {
+  return static_cast<double>(pool_.num_used_blocks()) / pool_.num_blocks();
+}
+
+KvCacheStats KvCacheManager::stats() const {
+  KvCacheStats out = counters_;
+  out.num_blocks = pool_.num_blocks();
+  out.num_used_blocks = pool_.num_used_blocks();
+  out.num_cached_free_blocks = pool_.num_cached_free_blocks();
+  out.num_empty_free_blocks = pool_.num_free_blocks() - pool_.num_cached_free_blocks();
+  out.num_requests = index_.size();
+  out.num_host_blocks = num_host_blocks_;
+  out.num_host_used_blocks = num_host_used_blocks_;
+  out.num_evictions = pool_.num_evictions();
+  return out;
+}
+
+void KvCacheManager::set_event_log(std::vector<CacheEvent>* log) {
+  event_log_ = log;
+  pool_.set_event_log(log);
+}
+
+void KvCacheManager::log(CacheEventKind kind, RequestId request, BlockId block, uint32_t index,
+                         BlockHash hash, BlockId other) {
+  if (event_log_ == nullptr) return;
+  CacheEvent event;
+  event.kind = kind;
+  event.request = request;
+  event.block = block;
+  event.other_block = other;
+  event.index = index;
+  event.hash = hash;
+  event_log_->push_back(event);
+}
+
+}  // namespace kvsim

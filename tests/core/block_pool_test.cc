@@ -1,0 +1,180 @@
+// BlockPool and its free queue on a 6-block pool: the exact blocks handed out and the exact
+// eviction order after every step, for every eviction policy (one suite, one table of
+// expectations per policy).
+#include "core/block_pool.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/free_block_queue.h"
+
+namespace kvsim {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
+
+// What each policy must do in the scenario of PoolScenario below.
+struct PolicyExpectation {
+  const char* name;
+  std::vector<BlockId> order_after_freeing_a;  // A (0,1,2 cached) freed tail first
+  std::vector<BlockId> order_after_hit;        // + hit on A's block 1, freed again, B freed
+  std::vector<BlockId> reused;                 // the next three blocks allocated
+  uint64_t evictions;                          // cached blocks among them
+};
+
+const PolicyExpectation kExpectations[] = {
+    // lru: empty block 5 first, then in the order blocks were freed (tail first).
+    {"lru", {5, 2, 1, 0}, {5, 2, 0, 1, 4, 3}, {5, 2, 0}, 2},
+    // lfu: block 1 was hit once more than the others, so it goes last.
+    {"lfu", {5, 2, 1, 0}, {5, 2, 0, 4, 3, 1}, {5, 2, 0}, 2},
+    // fifo: in the order the blocks were cached (0, 1, 2, 3, 4), hits or not.
+    {"fifo", {5, 0, 1, 2}, {5, 0, 1, 2, 3, 4}, {5, 0, 1}, 2},
+    // none: nothing is cached, so no hit; plain order of freeing, no eviction.
+    {"none", {5, 2, 1, 0}, {5, 2, 1, 0, 4, 3}, {5, 2, 1}, 0},
+};
+
+void PrintTo(const PolicyExpectation& expectation, std::ostream* out) {
+  *out << expectation.name;
+}
+
+class BlockPoolPolicyTest : public ::testing::TestWithParam<PolicyExpectation> {
+ protected:
+  BlockPoolPolicyTest() : pool_(6, std::move(make_eviction_policy(GetParam().name, 6)).value()) {}
+
+  std::vector<BlockId> order() const {
+    std::vector<BlockId> out;
+    pool_.eviction_order(&out);
+    return out;
+  }
+  std::vector<BlockId> allocate(int n) {
+    std::vector<BlockId> out;
+    for (int i = 0; i < n; ++i) out.push_back(pool_.allocate());
+    return out;
+  }
+
+  BlockPool pool_;
+};
+
+TEST_P(BlockPoolPolicyTest, PoolScenario) {
+  const PolicyExpectation& expect = GetParam();
+  const bool caching = std::string(expect.name) != "none";
+  EXPECT_EQ(pool_.policy().name(), expect.name);
+  EXPECT_THAT(order(), ElementsAre(0, 1, 2, 3, 4, 5));
+
+  // Request A takes 0, 1, 2 and caches them; request B takes 3, 4 and caches them.
+  EXPECT_THAT(allocate(3), ElementsAre(0, 1, 2));
+  EXPECT_THAT(allocate(2), ElementsAre(3, 4));
+  for (BlockId block = 0; block < 5; ++block) {
+    EXPECT_EQ(pool_.cache(block, 100 + block), caching) << block;
+  }
+  EXPECT_EQ(pool_.num_cached_blocks(), caching ? 5u : 0u);
+  EXPECT_THAT(order(), ElementsAre(5));
+  pool_.check_invariants();
+
+  // A finishes: tail first.
+  for (BlockId block : {2u, 1u, 0u}) pool_.release(block);
+  EXPECT_THAT(order(), ElementsAreArray(expect.order_after_freeing_a));
+  EXPECT_EQ(pool_.num_free_blocks(), 4u);
+  EXPECT_EQ(pool_.num_cached_free_blocks(), caching ? 3u : 0u);
+  pool_.check_invariants();
+
+  // A new request hits A's block 1 (found while free: out of the queue), then finishes;
+  // then B finishes.
+  const std::optional<BlockId> hit = pool_.find(101);
+  EXPECT_EQ(hit.has_value(), caching);
+  if (hit) {
+    EXPECT_EQ(*hit, 1u);
+    pool_.touch(*hit);
+    EXPECT_EQ(pool_.ref_count(1), 1u);
+    EXPECT_EQ(pool_.num_free_blocks(), 3u);
+    pool_.check_invariants();
+    pool_.release(*hit);
+  }
+  for (BlockId block : {4u, 3u}) pool_.release(block);
+  EXPECT_THAT(order(), ElementsAreArray(expect.order_after_hit));
+  pool_.check_invariants();
+
+  // Three new blocks: the empty one first, then cached ones are evicted in policy order.
+  EXPECT_THAT(allocate(3), ElementsAreArray(expect.reused));
+  EXPECT_EQ(pool_.num_evictions(), expect.evictions);
+  for (BlockId block : expect.reused) {
+    EXPECT_FALSE(pool_.block_hash(block).has_value()) << "evicted block kept its hash";
+  }
+  if (caching) {
+    EXPECT_FALSE(pool_.find(100 + expect.reused[1]).has_value());
+  }
+  pool_.check_invariants();
+}
+
+TEST_P(BlockPoolPolicyTest, FirstRegistrationOfAHashWins) {
+  const bool caching = std::string(GetParam().name) != "none";
+  const BlockId a = pool_.allocate();
+  const BlockId b = pool_.allocate();
+  EXPECT_EQ(pool_.cache(a, 7), caching);
+  EXPECT_FALSE(pool_.cache(b, 7));  // same content computed twice: b stays unhashed
+  EXPECT_FALSE(pool_.cache(a, 8));  // a block keeps its first hash
+  if (caching) {
+    EXPECT_EQ(*pool_.find(7), a);
+  }
+  pool_.share(a);
+  EXPECT_EQ(pool_.ref_count(a), 2u);
+  pool_.release(a);
+  pool_.release(a);
+  pool_.release(b);
+  pool_.check_invariants();
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryPolicy, BlockPoolPolicyTest, ::testing::ValuesIn(kExpectations),
+                         [](const auto& test_info) { return std::string(test_info.param.name); });
+
+TEST(EvictionPolicyTest, TableNamesAndUnknownNames) {
+  EXPECT_THAT(eviction_policy_names(), ElementsAre("lru", "lfu", "fifo", "none"));
+  for (const std::string& name : eviction_policy_names()) {
+    auto policy = make_eviction_policy(name, 4);
+    ASSERT_TRUE(policy.is_ok());
+    EXPECT_EQ((*policy)->name(), name);
+  }
+  auto bad = make_eviction_policy("lfru", 4);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("unknown eviction policy 'lfru'"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("valid: lru, lfu, fifo, none"));
+}
+
+TEST(EvictionPolicyTest, LfuCountsSaturateAndTiesGoLeastRecentlyFreed) {
+  BlockPool pool(3, std::move(make_eviction_policy("lfu", 3)).value());
+  const BlockId a = pool.allocate();
+  const BlockId b = pool.allocate();
+  pool.cache(a, 1);
+  pool.cache(b, 2);
+  for (int i = 0; i < 200; ++i) pool.touch(a);  // far past the 63 lanes
+  for (int i = 0; i < 201; ++i) pool.release(a);
+  pool.release(b);
+  std::vector<BlockId> order;
+  pool.eviction_order(&order);
+  EXPECT_THAT(order, ElementsAre(2, b, a));
+  pool.check_invariants();
+}
+
+TEST(FreeBlockQueueTest, LanesPushPopRemoveInConstantTime) {
+  FreeBlockQueue queue(8, 2);
+  for (BlockId block : {3u, 1u, 4u}) queue.push_back(0, block);
+  queue.push_front(0, 6);
+  queue.push_back(1, 5);
+  std::vector<BlockId> lane0;
+  queue.append_lane(0, &lane0);
+  EXPECT_THAT(lane0, ElementsAre(6, 3, 1, 4));
+  queue.remove(1);  // middle
+  queue.remove(6);  // head
+  queue.remove(4);  // tail
+  EXPECT_EQ(queue.pop_front(0), 3u);
+  EXPECT_EQ(queue.size(0), 0u);
+  EXPECT_EQ(queue.size(), 1u);
+  EXPECT_EQ(queue.lane_of(5), 1u);
+  EXPECT_FALSE(queue.contains(3));
+  queue.check_invariants();
+}
+
+}  // namespace
+}  // namespace kvsim
