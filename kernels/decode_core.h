@@ -124,14 +124,23 @@ inline void check_sequence(const DecodeSequence& seq) {
               "decode: attended positions must be < context_len");
 }
 
-// Checks a paged sequence: its block table covers context_len and every id is < num_blocks.
+// Checks a paged sequence: every block it reads (those of its attended positions) is a block
+// id < num_blocks. Blocks of positions not attended may be absent (a block table entry that a
+// retention policy dropped holds an invalid id and is never read).
 inline void check_paged_sequence(const DecodeSequence& seq, uint32_t block_size,
                                  uint64_t num_blocks) {
   check_sequence(seq);
   const uint64_t blocks_needed = (uint64_t{seq.context_len} + block_size - 1) / block_size;
   KVSIM_CHECK(seq.block_table.size() >= blocks_needed, "paged decode: block table too short");
-  for (uint64_t b = 0; b < blocks_needed; ++b) {
-    KVSIM_CHECK(seq.block_table[b] < num_blocks, "paged decode: block id out of range");
+  if (seq.positions.empty()) {
+    for (uint64_t b = 0; b < blocks_needed; ++b) {
+      KVSIM_CHECK(seq.block_table[b] < num_blocks, "paged decode: block id out of range");
+    }
+    return;
+  }
+  for (uint32_t pos : seq.positions) {
+    KVSIM_CHECK(seq.block_table[pos / block_size] < num_blocks,
+                "paged decode: block id out of range");
   }
 }
 
