@@ -1,11 +1,11 @@
 #include "kernels/kv_store.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "kernels/decode_nz.h"
 #include "kernels/decode_paged.h"
 #include "kernels/decode_quantized.h"
-#include "kernels/write_kv.h"
 
 namespace kvsim::kernels {
 namespace {
@@ -36,19 +36,18 @@ class PagedStore final : public KvStore {
     v_.assign(num_layers, std::vector<T>(elements, from_float<T>(0.0f)));
   }
 
-  void write(uint32_t layer, std::span<const uint32_t> block_table, uint32_t first,
-             const RowMatrix& k, const RowMatrix& v) override {
-    const KvWrite w{block_table, first, static_cast<uint32_t>(k.rows())};
+  void write(uint32_t layer, std::span<const KvWrite> writes, const RowMatrix& k,
+             const RowMatrix& v) override {
     const PagedKv<T> cache{layout_, k_[layer], v_[layer]};
-    if (nz_) write_kv_nz<T>(cache, {&w, 1}, row_span(k), row_span(v));
-    else write_kv_nd<T>(cache, {&w, 1}, row_span(k), row_span(v));
+    if (nz_) write_kv_nz<T>(cache, writes, row_span(k), row_span(v));
+    else write_kv_nd<T>(cache, writes, row_span(k), row_span(v));
   }
 
-  void decode(uint32_t layer, const DecodeSequence& seq, std::span<const float> q,
+  void decode(uint32_t layer, std::span<const DecodeSequence> seqs, std::span<const float> q,
               std::span<float> out) override {
     const PagedKv<const T> cache{layout_, k_[layer], v_[layer]};
-    if (nz_) decode_attention_nz<T>(shape_, cache, {&seq, 1}, q, out, &ws_);
-    else decode_attention_paged<T>(shape_, cache, {&seq, 1}, q, out, &ws_);
+    if (nz_) decode_attention_nz<T>(shape_, cache, seqs, q, out, &ws_);
+    else decode_attention_paged<T>(shape_, cache, seqs, q, out, &ws_);
   }
 
   bool supports_prefill() const override { return !nz_; }
@@ -77,14 +76,13 @@ class Int8Store final : public KvStore {
             uint32_t block_size)
       : shape_(shape), caches_(num_layers, Int8KvCache(make_layout(shape, block_size), num_blocks)) {}
 
-  void write(uint32_t layer, std::span<const uint32_t> block_table, uint32_t first,
-             const RowMatrix& k, const RowMatrix& v) override {
-    const KvWrite w{block_table, first, static_cast<uint32_t>(k.rows())};
-    write_kv_int8(&caches_[layer], {&w, 1}, row_span(k), row_span(v));
+  void write(uint32_t layer, std::span<const KvWrite> writes, const RowMatrix& k,
+             const RowMatrix& v) override {
+    write_kv_int8(&caches_[layer], writes, row_span(k), row_span(v));
   }
-  void decode(uint32_t layer, const DecodeSequence& seq, std::span<const float> q,
+  void decode(uint32_t layer, std::span<const DecodeSequence> seqs, std::span<const float> q,
               std::span<float> out) override {
-    decode_attention_int8(shape_, caches_[layer], {&seq, 1}, q, out, &ws_);
+    decode_attention_int8(shape_, caches_[layer], seqs, q, out, &ws_);
   }
 
  private:
@@ -98,34 +96,36 @@ class Int8Store final : public KvStore {
 class KiviStore final : public KvStore {
  public:
   KiviStore(const AttentionShape& shape, uint32_t num_layers, uint32_t num_blocks,
-            uint32_t block_size, const KiviConfig& config)
+            uint32_t block_size, const KiviConfig& config, uint32_t max_sequences)
       : shape_(shape), layout_(make_layout(shape, block_size)), config_(config),
         residual_k_(num_layers, std::vector<float>(size_t{num_blocks} * layout_.nd_elements())),
         residual_v_(residual_k_),
-        caches_(num_layers, Int4KiviCache(layout_, num_blocks, config)) {}
+        caches_(num_layers, Int4KiviCache(layout_, num_blocks, config)),
+        num_quantized_(max_sequences, 0) {}
 
-  void write(uint32_t layer, std::span<const uint32_t> block_table, uint32_t first,
-             const RowMatrix& k, const RowMatrix& v) override {
-    const KvWrite w{block_table, first, static_cast<uint32_t>(k.rows())};
-    write_kv_nd<float>(residual(layer), {&w, 1}, row_span(k), row_span(v));
+  void write(uint32_t layer, std::span<const KvWrite> writes, const RowMatrix& k,
+             const RowMatrix& v) override {
+    write_kv_nd<float>(residual(layer), writes, row_span(k), row_span(v));
   }
 
-  void decode(uint32_t layer, const DecodeSequence& seq, std::span<const float> q,
+  void decode(uint32_t layer, std::span<const DecodeSequence> seqs, std::span<const float> q,
               std::span<float> out) override {
-    decode_attention_kivi<float>(shape_, caches_[layer], residual(layer), {&seq, 1},
-                                 {&num_quantized_, 1}, q, out, &ws_);
+    decode_attention_kivi<float>(shape_, caches_[layer], residual(layer), seqs,
+                                 std::span<const uint32_t>(num_quantized_).first(seqs.size()), q,
+                                 out, &ws_);
   }
 
-  void tokens_stored(std::span<const uint32_t> block_table, uint32_t num_tokens) override {
+  void tokens_stored(uint32_t slot, std::span<const uint32_t> block_table,
+                     uint32_t num_tokens) override {
     const uint32_t target = kivi_num_quantized(config_, num_tokens);
-    for (; num_quantized_ < target; num_quantized_ += config_.group) {
+    for (uint32_t& done = num_quantized_[slot]; done < target; done += config_.group) {
       for (uint32_t layer = 0; layer < caches_.size(); ++layer) {
-        kivi_quantize_group<float>(residual(layer), block_table, num_quantized_, &caches_[layer]);
+        kivi_quantize_group<float>(residual(layer), block_table, done, &caches_[layer]);
       }
     }
   }
 
-  void reset() override { num_quantized_ = 0; }
+  void reset() override { std::fill(num_quantized_.begin(), num_quantized_.end(), 0u); }
 
  private:
   PagedKv<float> residual(uint32_t layer) {
@@ -137,7 +137,7 @@ class KiviStore final : public KvStore {
   KiviConfig config_;
   std::vector<std::vector<float>> residual_k_, residual_v_;
   std::vector<Int4KiviCache> caches_;
-  uint32_t num_quantized_ = 0;
+  std::vector<uint32_t> num_quantized_;  // per sequence slot
   DecodeWorkspace ws_;
 };
 
@@ -148,11 +148,12 @@ void KvStore::prefill(uint32_t, std::span<const uint32_t>, uint32_t, const RowMa
   KVSIM_CHECK(false, "prefill() on a KV store without supports_prefill()");
 }
 
-void KvStore::tokens_stored(std::span<const uint32_t>, uint32_t) {}
+void KvStore::tokens_stored(uint32_t, std::span<const uint32_t>, uint32_t) {}
 
 StatusOr<std::unique_ptr<KvStore>> make_kv_store(const KvStoreOptions& options,
                                                  const AttentionShape& shape,
-                                                 uint32_t num_layers, uint32_t num_blocks) {
+                                                 uint32_t num_layers, uint32_t num_blocks,
+                                                 uint32_t max_sequences) {
   KVSIM_RETURN_IF_ERROR(shape.validate());
   if (options.block_size == 0) return Status::invalid_argument("KV block size must be > 0");
   if (options.quant != KvQuant::kNone && options.nz) {
@@ -164,7 +165,7 @@ StatusOr<std::unique_ptr<KvStore>> make_kv_store(const KvStoreOptions& options,
     case KvQuant::kInt4Kivi:
       KVSIM_RETURN_IF_ERROR(validate_kivi(options.kivi, options.block_size));
       return {std::make_unique<KiviStore>(shape, num_layers, num_blocks, options.block_size,
-                                          options.kivi)};
+                                          options.kivi, max_sequences)};
     case KvQuant::kNone:
       break;
   }

@@ -24,6 +24,7 @@
 #include "kernels/kv_cache_view.h"
 #include "kernels/kv_quant.h"
 #include "kernels/prefill_flash.h"
+#include "kernels/write_kv.h"
 
 namespace kvsim::kernels {
 
@@ -41,13 +42,14 @@ class KvStore {
  public:
   virtual ~KvStore() = default;
 
-  // Stores K, V rows [n, kv_dim] of `layer` at positions first .. first+n-1.
-  virtual void write(uint32_t layer, std::span<const uint32_t> block_table, uint32_t first,
-                     const RowMatrix& k, const RowMatrix& v) = 0;
+  // Stores K, V rows [sum seqlen, kv_dim] of `layer` (write_kv's batch format).
+  virtual void write(uint32_t layer, std::span<const KvWrite> writes, const RowMatrix& k,
+                     const RowMatrix& v) = 0;
 
-  // One decode query q [num_heads * head_dim] of the sequence `seq` -> out (same size).
-  virtual void decode(uint32_t layer, const DecodeSequence& seq, std::span<const float> q,
-                      std::span<float> out) = 0;
+  // One decode step of a batch: seqs[i] is sequence slot i, q and out [batch, num_heads *
+  // head_dim].
+  virtual void decode(uint32_t layer, std::span<const DecodeSequence> seqs,
+                      std::span<const float> q, std::span<float> out) = 0;
 
   // Chunked prefill: q [n, num_heads * head_dim] at positions num_cached .. num_cached+n-1,
   // whose K, V are already written -> out [n, num_heads * head_dim].
@@ -55,18 +57,22 @@ class KvStore {
   virtual void prefill(uint32_t layer, std::span<const uint32_t> block_table,
                        uint32_t num_cached, const RowMatrix& q, RowMatrix* out);
 
-  // Every layer now holds positions [0, num_tokens) of the sequence (KIVI quantizes the key
-  // groups that left its full-precision window).
-  virtual void tokens_stored(std::span<const uint32_t> block_table, uint32_t num_tokens);
+  // Every layer now holds positions [0, num_tokens) of sequence slot `slot` (KIVI quantizes
+  // the key groups that left its full-precision window).
+  virtual void tokens_stored(uint32_t slot, std::span<const uint32_t> block_table,
+                             uint32_t num_tokens);
 
-  // A new sequence starts (per-sequence state such as KIVI's quantized count is cleared).
+  // New sequences start in every slot (per-sequence state such as KIVI's quantized count is
+  // cleared).
   virtual void reset() {}
 };
 
-// A store for `num_layers` layers of `shape`, `num_blocks` blocks each. Errors: a dtype other
-// than fp32/fp16, NZ with quantization, a KIVI group that does not divide the block size.
+// A store for `num_layers` layers of `shape`, `num_blocks` blocks each, serving up to
+// `max_sequences` sequence slots. Errors: a dtype other than fp32/fp16, NZ with quantization,
+// a KIVI group that does not divide the block size.
 StatusOr<std::unique_ptr<KvStore>> make_kv_store(const KvStoreOptions& options,
                                                  const AttentionShape& shape,
-                                                 uint32_t num_layers, uint32_t num_blocks);
+                                                 uint32_t num_layers, uint32_t num_blocks,
+                                                 uint32_t max_sequences);
 
 }  // namespace kvsim::kernels

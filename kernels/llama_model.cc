@@ -1,6 +1,7 @@
 #include "kernels/llama_model.h"
 
 #include <cmath>
+#include <numeric>
 
 #include "core/check.h"
 #include "kernels/attention_reference.h"
@@ -65,12 +66,14 @@ void LlamaModel::embed(std::span<const int> tokens, RowMatrix* x) const {
   }
 }
 
-void LlamaModel::rope(uint32_t first_pos, uint32_t width, RowMatrix* x) const {
+void LlamaModel::rope(std::span<const uint32_t> positions, uint32_t width, RowMatrix* x) const {
   const uint32_t head_dim = weights_.config.head_dim();
   const uint32_t half = head_dim / 2;
-  KVSIM_CHECK(first_pos + x->rows() <= weights_.config.seq_len, "rope: position >= seq_len");
+  KVSIM_CHECK(positions.size() == static_cast<size_t>(x->rows()), "rope: one position per row");
   for (Eigen::Index r = 0; r < x->rows(); ++r) {
-    const size_t table = (first_pos + static_cast<size_t>(r)) * half;
+    const uint32_t pos = positions[static_cast<size_t>(r)];
+    KVSIM_CHECK(pos < weights_.config.seq_len, "rope: position >= seq_len");
+    const size_t table = size_t{pos} * half;
     float* row = x->row(r).data();
     for (uint32_t i = 0; i < width; i += 2) {
       const uint32_t pair = (i % head_dim) / 2;
@@ -84,16 +87,17 @@ void LlamaModel::rope(uint32_t first_pos, uint32_t width, RowMatrix* x) const {
   }
 }
 
-void LlamaModel::attention_inputs(uint32_t layer, const RowMatrix& x, uint32_t first_pos,
-                                  RowMatrix* q, RowMatrix* k, RowMatrix* v) const {
+void LlamaModel::attention_inputs(uint32_t layer, const RowMatrix& x,
+                                  std::span<const uint32_t> positions, RowMatrix* q, RowMatrix* k,
+                                  RowMatrix* v) const {
   const LlamaConfig& c = weights_.config;
   RowMatrix h;
   rmsnorm(x, weights_.rms_att.data() + size_t{layer} * c.dim, &h);
   q->noalias() = h * layer_matrix(weights_.wq, layer, c.dim, c.dim).transpose();
   k->noalias() = h * layer_matrix(weights_.wk, layer, c.kv_dim(), c.dim).transpose();
   v->noalias() = h * layer_matrix(weights_.wv, layer, c.kv_dim(), c.dim).transpose();
-  rope(first_pos, c.dim, q);
-  rope(first_pos, c.kv_dim(), k);
+  rope(positions, c.dim, q);
+  rope(positions, c.kv_dim(), k);
 }
 
 void LlamaModel::finish_layer(uint32_t layer, const RowMatrix& attention, RowMatrix* x) const {
@@ -119,8 +123,10 @@ RowMatrix LlamaModel::forward_reference(std::span<const int> tokens) const {
   const uint32_t n = static_cast<uint32_t>(tokens.size());
   RowMatrix x, q, k, v;
   embed(tokens, &x);
+  std::vector<uint32_t> positions(n);
+  std::iota(positions.begin(), positions.end(), 0u);
   for (uint32_t layer = 0; layer < weights_.config.n_layers; ++layer) {
-    attention_inputs(layer, x, 0, &q, &k, &v);
+    attention_inputs(layer, x, positions, &q, &k, &v);
     RowMatrix attention(n, shape.q_width());
     attention_reference(shape, n, n, {q.data(), size_t(q.size())}, {k.data(), size_t(k.size())},
                         {v.data(), size_t(v.size())}, {attention.data(), size_t(attention.size())});

@@ -36,10 +36,11 @@ class LlamaModel {
   // x <- the embeddings of `tokens` (ids < vocab_size), [n, dim].
   void embed(std::span<const int> tokens, RowMatrix* x) const;
 
-  // The attention inputs of layer `layer` for rows x at positions first_pos, first_pos+1, ...:
-  // q [n, dim], k and v [n, kv_dim], RoPE applied to q and k.
-  void attention_inputs(uint32_t layer, const RowMatrix& x, uint32_t first_pos, RowMatrix* q,
-                        RowMatrix* k, RowMatrix* v) const;
+  // The attention inputs of layer `layer` for rows x, row r at position positions[r]:
+  // q [n, dim], k and v [n, kv_dim], RoPE applied to q and k. Rows may belong to different
+  // sequences (a decode batch) or be consecutive positions of one (a prefill chunk).
+  void attention_inputs(uint32_t layer, const RowMatrix& x, std::span<const uint32_t> positions,
+                        RowMatrix* q, RowMatrix* k, RowMatrix* v) const;
 
   // x += attention Wo^T, then the SwiGLU FFN block; `attention` is [n, dim].
   void finish_layer(uint32_t layer, const RowMatrix& attention, RowMatrix* x) const;
@@ -52,7 +53,7 @@ class LlamaModel {
   RowMatrix forward_reference(std::span<const int> tokens) const;
 
  private:
-  void rope(uint32_t first_pos, uint32_t width, RowMatrix* x) const;
+  void rope(std::span<const uint32_t> positions, uint32_t width, RowMatrix* x) const;
 
   LlamaWeights weights_;
   std::vector<float> rope_cos_;  // [seq_len, head_dim / 2]

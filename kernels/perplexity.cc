@@ -10,6 +10,8 @@
 namespace kvsim::kernels {
 namespace {
 
+constexpr uint32_t kMaxBatch = 32;  // windows decoded together (one weight pass per step)
+
 struct PolicyRun {
   KvPolicy policy;
   LlamaSession session;
@@ -19,22 +21,25 @@ struct PolicyRun {
   uint32_t max_attended = 0;
 };
 
-// log_softmax of one logits row, in double.
-void log_softmax(const Eigen::Ref<const Eigen::RowVectorXf>& logits, std::vector<double>* out) {
-  const double max_logit = logits.maxCoeff();
+// log p(. | prefix) of each step of each window of a batch: [window][step * vocab + token].
+using WindowLogProbs = std::vector<std::vector<float>>;
+
+// Writes the log_softmax of one logits row to out[0 .. size).
+void log_softmax(const float* logits, size_t size, float* out) {
+  double max_logit = logits[0];
+  for (size_t i = 1; i < size; ++i) max_logit = std::max<double>(max_logit, logits[i]);
   double sum = 0.0;
-  for (Eigen::Index i = 0; i < logits.size(); ++i) sum += std::exp(logits(i) - max_logit);
+  for (size_t i = 0; i < size; ++i) sum += std::exp(logits[i] - max_logit);
   const double log_sum = max_logit + std::log(sum);
-  out->resize(static_cast<size_t>(logits.size()));
-  for (Eigen::Index i = 0; i < logits.size(); ++i) (*out)[i] = logits(i) - log_sum;
+  for (size_t i = 0; i < size; ++i) out[i] = static_cast<float>(logits[i] - log_sum);
 }
 
-size_t argmax(const std::vector<double>& x) {
-  return static_cast<size_t>(std::max_element(x.begin(), x.end()) - x.begin());
+size_t argmax(const float* x, size_t size) {
+  return static_cast<size_t>(std::max_element(x, x + size) - x);
 }
 
 SessionOptions session_options(const KvPolicy& policy, const PerplexityOptions& options,
-                               uint32_t ctx) {
+                               uint32_t ctx, uint32_t windows) {
   SessionOptions s;
   s.store = options.store;
   s.store.quant = policy.quant;
@@ -45,6 +50,7 @@ SessionOptions session_options(const KvPolicy& policy, const PerplexityOptions& 
   }
   s.retention = policy.retention;
   s.max_tokens = ctx;
+  s.max_sequences = std::min(windows, kMaxBatch);
   return s;
 }
 
@@ -65,15 +71,43 @@ uint64_t kv_bytes(const LlamaModel& model, const KvPolicy& policy, const KvStore
   return (bits + 7) / 8;
 }
 
-// Runs one window through a session token by token; *logp gets log p(. | prefix) per step.
-void run_window(std::span<const int> input, LlamaSession* session,
-                std::vector<std::vector<double>>* logp) {
+// Decodes a batch of windows (inputs[w], the first ones longest: only the text's last window
+// may be shorter) step by step, window w as sequence w of the session.
+void run_windows(const std::vector<std::vector<int>>& inputs, uint32_t vocab,
+                 LlamaSession* session, WindowLogProbs* logp) {
   session->reset();
+  logp->resize(inputs.size());
+  for (size_t w = 0; w < inputs.size(); ++w) (*logp)[w].resize(inputs[w].size() * vocab);
+  std::vector<int> step_tokens;
   RowMatrix logits;
-  logp->resize(input.size());
-  for (size_t i = 0; i < input.size(); ++i) {
-    session->append(input.subspan(i, 1), &logits);
-    log_softmax(logits.row(0), &(*logp)[i]);
+  for (size_t i = 0; i < inputs.front().size(); ++i) {
+    step_tokens.clear();
+    for (const std::vector<int>& input : inputs) {
+      if (i < input.size()) step_tokens.push_back(input[i]);
+    }
+    session->decode_step(step_tokens, &logits);
+    for (size_t w = 0; w < step_tokens.size(); ++w) {
+      log_softmax(logits.row(static_cast<Eigen::Index>(w)).data(), vocab,
+                  (*logp)[w].data() + i * vocab);
+    }
+  }
+}
+
+// Adds one policy's NLL (and its KL / top-1 against full) over a batch of windows.
+void score_windows(const WindowLogProbs& full, const WindowLogProbs& mine,
+                   std::span<const int> targets, uint32_t vocab, bool is_full, PolicyRun* run) {
+  size_t target = 0;
+  for (size_t w = 0; w < mine.size(); ++w) {
+    for (size_t i = 0; i < mine[w].size() / vocab; ++i, ++target) {
+      const float* p = mine[w].data() + i * vocab;
+      run->nll -= p[targets[target]];
+      if (is_full) continue;
+      const float* f = full[w].data() + i * vocab;
+      double kl = 0.0;
+      for (size_t v = 0; v < vocab; ++v) kl += std::exp(double{f[v]}) * (double{f[v]} - p[v]);
+      run->kl += kl;
+      run->top1_agree += argmax(p, vocab) == argmax(f, vocab) ? 1 : 0;
+    }
   }
 }
 
@@ -108,30 +142,30 @@ StatusOr<PerplexityReport> measure_perplexity(const LlamaModel& model,
     if (p.name != "full" || p.quant != KvQuant::kNone) all.push_back(p);
   }
   for (const KvPolicy& p : all) {
-    auto session = LlamaSession::create(model, session_options(p, options, ctx));
+    auto session = LlamaSession::create(
+        model, session_options(p, options, ctx, static_cast<uint32_t>((tokens.size() + ctx - 1) / ctx)));
     if (!session.is_ok()) return session.status().with_context("KV policy " + p.name);
     runs.push_back({p, std::move(session).value()});
   }
-  std::vector<std::vector<double>> full_logp, logp;
-  std::vector<int> input;
-  for (size_t start = 0; start < tokens.size(); start += ctx) {
-    const size_t end = std::min(tokens.size(), start + ctx);
-    input.assign(1, kBosToken);
-    input.insert(input.end(), tokens.begin() + start, tokens.begin() + end - 1);
+  const uint32_t vocab = model.config().vocab_size;
+  const size_t window_count = (tokens.size() + ctx - 1) / ctx;
+  WindowLogProbs full_logp, logp;
+  for (size_t first = 0; first < window_count; first += kMaxBatch) {
+    const size_t last = std::min(window_count, first + kMaxBatch);
+    std::vector<std::vector<int>> inputs;  // BOS + each window's tokens but its last
+    for (size_t w = first; w < last; ++w) {
+      const size_t end = std::min(tokens.size(), (w + 1) * ctx);
+      inputs.push_back({kBosToken});
+      inputs.back().insert(inputs.back().end(), tokens.begin() + w * ctx, tokens.begin() + end - 1);
+    }
+    const std::span<const int> targets = tokens.subspan(first * ctx);
     for (PolicyRun& run : runs) {
-      std::vector<std::vector<double>>& mine = &run == &runs.front() ? full_logp : logp;
-      run_window(input, &run.session, &mine);
-      run.max_attended = std::max(run.max_attended, run.session.max_attended());
-      for (size_t i = 0; i < input.size(); ++i) {
-        run.nll -= mine[i][static_cast<size_t>(tokens[start + i])];
-        if (&run == &runs.front()) continue;
-        double kl = 0.0;
-        for (size_t v = 0; v < mine[i].size(); ++v) {
-          kl += std::exp(full_logp[i][v]) * (full_logp[i][v] - mine[i][v]);
-        }
-        run.kl += kl;
-        run.top1_agree += argmax(mine[i]) == argmax(full_logp[i]) ? 1 : 0;
+      const bool is_full = &run == &runs.front();
+      run_windows(inputs, vocab, &run.session, is_full ? &full_logp : &logp);
+      for (size_t w = 0; w < inputs.size(); ++w) {
+        run.max_attended = std::max(run.max_attended, run.session.max_attended(w));
       }
+      score_windows(full_logp, is_full ? full_logp : logp, targets, vocab, is_full, &run);
     }
   }
   PerplexityReport report;
