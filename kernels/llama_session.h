@@ -66,6 +66,8 @@ class LlamaSession {
   // Positions the sequence holds when the policy evicts (its last step attended exactly
   // these); empty when everything is kept.
   std::span<const uint64_t> held_positions(uint32_t seq = 0) const { return seqs_[seq].held; }
+  // The attention each held position has received so far, summed over layers and heads.
+  std::span<const float> held_scores(uint32_t seq = 0) const { return seqs_[seq].held_scores; }
   std::span<const BlockId> block_table(uint32_t seq = 0) const {
     return manager_.block_table(seqs_[seq].request);
   }
