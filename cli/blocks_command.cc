@@ -34,7 +34,6 @@
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
@@ -98,11 +97,11 @@ nlohmann::json step_json(const DemoStep& step, size_t index) {
   }
   out["blocks"] = nlohmann::json::array();
   for (const DemoBlock& block : step.blocks) {
-    out["blocks"].push_back({{"id", block.id},
-                             {"ref_count", block.ref_count},
-                             {"hash", block.hash ? nlohmann::json(hash_text(*block.hash))
-                                                 : nlohmann::json(nullptr)},
-                             {"state", block_state(block)}});
+    out["blocks"].push_back(
+        {{"id", block.id},
+         {"ref_count", block.ref_count},
+         {"hash", block.hash ? nlohmann::json(hash_text(*block.hash)) : nlohmann::json(nullptr)},
+         {"state", block_state(block)}});
   }
   out["free_queue"] = step.free_queue;
   const KvCacheStats& s = step.stats;
@@ -121,16 +120,24 @@ std::string event_text(const CacheEvent& e) {
   const std::string request = "request " + std::to_string(e.request);
   const std::string block = "block " + std::to_string(e.block);
   switch (e.kind) {
-    case CacheEventKind::kAllocate: return request + " gets " + block;
-    case CacheEventKind::kHit: return request + " hits cached " + block;
-    case CacheEventKind::kCache: return block + " cached (full)";
-    case CacheEventKind::kEvict: return block + " evicted (" + hash_text(e.hash) + ")";
-    case CacheEventKind::kFree: return request + " releases " + block;
+    case CacheEventKind::kAllocate:
+      return request + " gets " + block;
+    case CacheEventKind::kHit:
+      return request + " hits cached " + block;
+    case CacheEventKind::kCache:
+      return block + " cached (full)";
+    case CacheEventKind::kEvict:
+      return block + " evicted (" + hash_text(e.hash) + ")";
+    case CacheEventKind::kFree:
+      return request + " releases " + block;
     case CacheEventKind::kCopy:
       return request + " copies " + block + " -> block " + std::to_string(e.other_block);
-    case CacheEventKind::kTrim: return request + " drops " + block;
-    case CacheEventKind::kSwapOut: return request + " swaps out " + block;
-    case CacheEventKind::kSwapIn: return request + " swaps in " + block;
+    case CacheEventKind::kTrim:
+      return request + " drops " + block;
+    case CacheEventKind::kSwapOut:
+      return request + " swaps out " + block;
+    case CacheEventKind::kSwapIn:
+      return request + " swaps in " + block;
   }
   return "?";
 }
@@ -152,8 +159,9 @@ void print_step(const DemoStep& step, size_t index) {
     std::printf("  request %" PRIu64 " (%" PRIu64 " tokens): [", request.id, request.num_tokens);
     for (size_t i = 0; i < request.block_table.size(); ++i) {
       const BlockId entry = request.block_table[i];
-      std::printf(i == 0 ? "%s" : " %s", holds_block(entry) ? std::to_string(entry).c_str()
-                                         : entry == kNullBlock ? "-" : "host");
+      std::printf(i == 0 ? "%s" : " %s", holds_block(entry)    ? std::to_string(entry).c_str()
+                                         : entry == kNullBlock ? "-"
+                                                               : "host");
     }
     std::printf("]\n");
   }
@@ -179,7 +187,8 @@ int run_blocks(const BlocksOptions& options) {
     out["block_size"] = demo->block_size;
     out["eviction"] = demo->eviction;
     out["steps"] = nlohmann::json::array();
-    for (size_t i = 0; i < demo->steps.size(); ++i) out["steps"].push_back(step_json(demo->steps[i], i + 1));
+    for (size_t i = 0; i < demo->steps.size(); ++i)
+      out["steps"].push_back(step_json(demo->steps[i], i + 1));
     std::printf("%s\n", out.dump(2).c_str());
     return kExitOk;
   }

@@ -64,7 +64,8 @@ class DemoRecorder {
       step.requests.push_back({id, cache_.num_tokens(id), {table.begin(), table.end()}});
     }
     for (BlockId block = 0; block < cache_.pool().num_blocks(); ++block) {
-      step.blocks.push_back({block, cache_.pool().ref_count(block), cache_.pool().block_hash(block)});
+      step.blocks.push_back(
+          {block, cache_.pool().ref_count(block), cache_.pool().block_hash(block)});
     }
     cache_.pool().eviction_order(&step.free_queue);
     step.stats = cache_.stats();
@@ -91,12 +92,14 @@ void run_sharing(DemoRecorder& demo, std::vector<DemoStep>* steps) {
   KVSIM_CHECK(demo.admit(1), "demo: request 1 fits");
   demo.record("request 1 arrives with 14 prompt tokens (8 system prompt + 6 own)",
               "4 blocks of 4 tokens; the 3 full blocks are cached under their prefix hashes as "
-              "soon as they are allocated, the partial 4th block is not.", steps);
+              "soon as they are allocated, the partial 4th block is not.",
+              steps);
   arrive(demo, 2, prompt(101, 5));
   KVSIM_CHECK(demo.admit(2), "demo: request 2 fits");
   demo.record("request 2 arrives with 13 prompt tokens sharing the 8-token system prompt",
               "Prefix hit: the 2 system-prompt blocks are taken from the cache (ref count 2); "
-              "only tokens 8-12 are computed, in 2 new blocks.", steps);
+              "only tokens 8-12 are computed, in 2 new blocks.",
+              steps);
   demo.cache().fork(1, 3);
   demo.add(3);
   demo.record("request 1 forks request 3 (parallel sampling)",
@@ -105,7 +108,8 @@ void run_sharing(DemoRecorder& demo, std::vector<DemoStep>* steps) {
   KVSIM_CHECK(demo.cache().allocate_slots(3, 1).has_value(), "demo: request 3 decodes");
   demo.record("request 3 decodes 1 token into the shared, partially filled block 3",
               "Copy-on-write: block 3 is shared, so request 3 first copies its 2 tokens into a "
-              "new block and writes there; request 1 keeps block 3.", steps);
+              "new block and writes there; request 1 keeps block 3.",
+              steps);
   KVSIM_CHECK(demo.cache().allocate_slots(1, 2).has_value(), "demo: request 1 decodes");
   std::vector<int32_t> decoded = tokens1;
   decoded.push_back(7);
@@ -113,8 +117,10 @@ void run_sharing(DemoRecorder& demo, std::vector<DemoStep>* steps) {
   const std::vector<BlockHash> hashes = block_hashes(decoded);
   demo.cache().append_block_hashes(1, std::span(hashes).subspan(3, 1));
   demo.set_known(1, decoded.size());
-  demo.record("request 1 decodes 2 tokens", "Block 3 is now full and cached; no copy is needed "
-              "since request 1 holds it alone.", steps);
+  demo.record("request 1 decodes 2 tokens",
+              "Block 3 is now full and cached; no copy is needed "
+              "since request 1 holds it alone.",
+              steps);
 }
 
 // Steps 6-11: no room, preemption, eviction, resumption.
@@ -125,29 +131,38 @@ void run_pressure(DemoRecorder& demo, std::vector<DemoStep>* steps) {
   KVSIM_CHECK(!demo.admit(4), "demo: request 4 must not fit yet");
   demo.record("request 4 arrives with 44 prompt tokens (11 blocks) but only 9 blocks are free",
               "allocate_slots is all-or-nothing: it returns no allocation and changes nothing. "
-              "The scheduler must preempt a request.", steps);
+              "The scheduler must preempt a request.",
+              steps);
   demo.cache().preempt(2);
   demo.record("the scheduler preempts request 2 (recompute)",
               "Its blocks are released tail first: the partial block joins the empty blocks, the "
               "full one stays cached at the back of the free queue; the shared head is still "
-              "held by requests 1 and 3.", steps);
+              "held by requests 1 and 3.",
+              steps);
   KVSIM_CHECK(demo.admit(4), "demo: request 4 fits after the preemption");
   demo.record("request 4 is admitted",
               "Empty blocks are reused first; the 11th block evicts request 2's cached block "
-              "(its hash leaves the prefix cache).", steps);
+              "(its hash leaves the prefix cache).",
+              steps);
   demo.cache().free(4);
   demo.remove(4);
-  demo.record("request 4 finishes", "Its blocks return tail first: its last block will be "
-              "evicted first, its first block last.", steps);
+  demo.record("request 4 finishes",
+              "Its blocks return tail first: its last block will be "
+              "evicted first, its first block last.",
+              steps);
   KVSIM_CHECK(demo.admit(2), "demo: request 2 resumes");
-  demo.record("request 2 resumes", "The system-prompt blocks are still cached (hit); the "
-              "evicted block must be recomputed.", steps);
+  demo.record("request 2 resumes",
+              "The system-prompt blocks are still cached (hit); the "
+              "evicted block must be recomputed.",
+              steps);
   for (RequestId id : {1, 2, 3}) {
     demo.cache().free(id);
     demo.remove(id);
   }
-  demo.record("requests 1, 2 and 3 finish", "Every block is free; the cached ones stay "
-              "findable until the free queue reaches them.", steps);
+  demo.record("requests 1, 2 and 3 finish",
+              "Every block is free; the cached ones stay "
+              "findable until the free queue reaches them.",
+              steps);
 }
 
 }  // namespace

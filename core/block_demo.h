@@ -44,9 +44,9 @@ struct DemoBlock {
 };
 
 struct DemoStep {
-  std::string action;               // what the scheduler did, one line
-  std::string note;                 // why it matters, one or two sentences
-  std::vector<CacheEvent> events;   // what the cache did, in order
+  std::string action;                 // what the scheduler did, one line
+  std::string note;                   // why it matters, one or two sentences
+  std::vector<CacheEvent> events;     // what the cache did, in order
   std::vector<DemoRequest> requests;  // live requests by id, after the step
   std::vector<DemoBlock> blocks;      // every block, by id, after the step
   std::vector<BlockId> free_queue;    // free blocks, next to be reused first

@@ -1,20 +1,14 @@
 #include "core/cache_event.h"
 
+#include <array>
+
 namespace kvsim {
 
 std::string_view cache_event_name(CacheEventKind kind) {
-  switch (kind) {
-    case CacheEventKind::kAllocate: return "allocate";
-    case CacheEventKind::kHit: return "hit";
-    case CacheEventKind::kCache: return "cache";
-    case CacheEventKind::kEvict: return "evict";
-    case CacheEventKind::kFree: return "free";
-    case CacheEventKind::kCopy: return "copy";
-    case CacheEventKind::kTrim: return "trim";
-    case CacheEventKind::kSwapOut: return "swap_out";
-    case CacheEventKind::kSwapIn: return "swap_in";
-  }
-  return "unknown";
+  // In the order of CacheEventKind.
+  static constexpr std::array<std::string_view, 9> kNames = {
+      "allocate", "hit", "cache", "evict", "free", "copy", "trim", "swap_out", "swap_in"};
+  return kNames[static_cast<size_t>(kind)];
 }
 
 }  // namespace kvsim

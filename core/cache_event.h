@@ -28,11 +28,11 @@ std::string_view cache_event_name(CacheEventKind kind);
 
 struct CacheEvent {
   CacheEventKind kind = CacheEventKind::kAllocate;
-  RequestId request = 0;       // unused for kEvict
+  RequestId request = 0;  // unused for kEvict
   BlockId block = kNullBlock;
   BlockId other_block = kNullBlock;  // kCopy: the new block
-  uint32_t index = 0;          // position in the request's block table
-  BlockHash hash = 0;          // kHit, kCache, kEvict
+  uint32_t index = 0;                // position in the request's block table
+  BlockHash hash = 0;                // kHit, kCache, kEvict
 };
 
 }  // namespace kvsim

@@ -63,7 +63,8 @@ class NoCachePolicy final : public LanePolicy {
 // since the block was cached; a bit mask of non-empty lanes finds the lowest in O(1).
 class LfuPolicy final : public LanePolicy {
  public:
-  explicit LfuPolicy(uint32_t num_blocks) : LanePolicy(num_blocks, kNumLanes), uses_(num_blocks, 0) {}
+  explicit LfuPolicy(uint32_t num_blocks)
+      : LanePolicy(num_blocks, kNumLanes), uses_(num_blocks, 0) {}
   std::string_view name() const override { return "lfu"; }
   void on_cached(BlockId block) override { uses_[block] = 1; }
   void on_hit(BlockId block) override {
@@ -101,7 +102,8 @@ class LfuPolicy final : public LanePolicy {
 };
 
 // First in, first out by cache time: empty blocks in a lane, cached free blocks in an indexed
-// binary min-heap keyed by the sequence number they got when cached (unique, so no ties).
+// 4-ary min-heap keyed by the sequence number they got when cached (unique, so no ties). The
+// key is stored beside the block in the heap so that sifting touches one array.
 class FifoPolicy final : public EvictionPolicy {
  public:
   explicit FifoPolicy(uint32_t num_blocks)
@@ -122,21 +124,22 @@ class FifoPolicy final : public EvictionPolicy {
 
  private:
   static constexpr uint32_t kNotInHeap = 0xFFFFFFFFu;
-  bool before(uint32_t a, uint32_t b) const {
-    return cached_seq_[heap_[a]] < cached_seq_[heap_[b]];
+  static constexpr uint32_t kArity = 4;
+  struct Entry {
+    uint64_t seq;
+    BlockId block;
+  };
+  void place(uint32_t index, Entry entry) {
+    heap_[index] = entry;
+    heap_pos_[entry.block] = index;
   }
-  void place(uint32_t index, BlockId block) {
-    heap_[index] = block;
-    heap_pos_[block] = index;
-  }
-  void sift_up(uint32_t index);
-  void sift_down(uint32_t index);
+  void sift_up(uint32_t index, Entry entry);
   void erase_at(uint32_t index);
 
   FreeBlockQueue empty_;
   std::vector<uint64_t> cached_seq_;
   std::vector<uint32_t> heap_pos_;
-  std::vector<BlockId> heap_;
+  std::vector<Entry> heap_;
   uint64_t next_seq_ = 0;
 };
 
@@ -146,9 +149,8 @@ void FifoPolicy::push(BlockId block, bool cached) {
     return;
   }
   KVSIM_CHECK(heap_pos_[block] == kNotInHeap, "block is already in the free queue");
-  heap_.push_back(block);
-  heap_pos_[block] = static_cast<uint32_t>(heap_.size() - 1);
-  sift_up(heap_pos_[block]);
+  heap_.push_back({cached_seq_[block], block});
+  sift_up(static_cast<uint32_t>(heap_.size() - 1), heap_.back());
 }
 
 void FifoPolicy::remove(BlockId block) {
@@ -163,62 +165,61 @@ void FifoPolicy::remove(BlockId block) {
 BlockId FifoPolicy::pop() {
   if (empty_.size() > 0) return empty_.pop_front(kEmptyLane);
   KVSIM_CHECK(!heap_.empty(), "pop() from an empty free queue");
-  const BlockId block = heap_[0];
+  const BlockId block = heap_[0].block;
   erase_at(0);
   return block;
 }
 
+// Floyd's bottom-up deletion: the hole sinks to a leaf along the smaller children, then the
+// heap's last entry fills it and sifts up (the last entry is usually the newest cached block,
+// which belongs near the bottom anyway).
 void FifoPolicy::erase_at(uint32_t index) {
-  const BlockId gone = heap_[index];
-  const BlockId last = heap_.back();
+  heap_pos_[heap_[index].block] = kNotInHeap;
+  const Entry last = heap_.back();
   heap_.pop_back();
-  heap_pos_[gone] = kNotInHeap;
-  if (index == heap_.size()) return;
-  place(index, last);
-  sift_up(index);
-  sift_down(heap_pos_[last]);
+  const uint32_t n = static_cast<uint32_t>(heap_.size());
+  if (index == n) return;
+  for (;;) {
+    const uint32_t first = kArity * index + 1;
+    if (first >= n) break;
+    uint32_t best = first;
+    const uint32_t end = std::min(first + kArity, n);
+    for (uint32_t child = first + 1; child < end; ++child) {
+      best = heap_[child].seq < heap_[best].seq ? child : best;
+    }
+    place(index, heap_[best]);
+    index = best;
+  }
+  sift_up(index, last);
 }
 
-void FifoPolicy::sift_up(uint32_t index) {
-  const BlockId block = heap_[index];
+void FifoPolicy::sift_up(uint32_t index, Entry entry) {
   while (index > 0) {
-    const uint32_t parent = (index - 1) / 2;
-    if (cached_seq_[heap_[parent]] <= cached_seq_[block]) break;
+    const uint32_t parent = (index - 1) / kArity;
+    if (heap_[parent].seq <= entry.seq) break;
     place(index, heap_[parent]);
     index = parent;
   }
-  place(index, block);
-}
-
-void FifoPolicy::sift_down(uint32_t index) {
-  const uint32_t n = static_cast<uint32_t>(heap_.size());
-  const BlockId block = heap_[index];
-  for (;;) {
-    uint32_t child = 2 * index + 1;
-    if (child >= n) break;
-    if (child + 1 < n && before(child + 1, child)) ++child;
-    if (cached_seq_[heap_[child]] >= cached_seq_[block]) break;
-    place(index, heap_[child]);
-    index = child;
-  }
-  place(index, block);
+  place(index, entry);
 }
 
 void FifoPolicy::eviction_order(std::vector<BlockId>* out) const {
   out->clear();
   empty_.append_lane(kEmptyLane, out);
-  std::vector<BlockId> cached = heap_;
+  std::vector<Entry> cached = heap_;
   std::sort(cached.begin(), cached.end(),
-            [&](BlockId a, BlockId b) { return cached_seq_[a] < cached_seq_[b]; });
-  out->insert(out->end(), cached.begin(), cached.end());
+            [](const Entry& a, const Entry& b) { return a.seq < b.seq; });
+  for (const Entry& entry : cached) out->push_back(entry.block);
 }
 
 void FifoPolicy::check_invariants() const {
   empty_.check_invariants();
   for (uint32_t i = 0; i < heap_.size(); ++i) {
-    KVSIM_CHECK(heap_pos_[heap_[i]] == i, "fifo heap position index is wrong");
-    KVSIM_CHECK(!empty_.contains(heap_[i]), "block is in both fifo structures");
-    if (i > 0) KVSIM_CHECK(!before(i, (i - 1) / 2), "fifo heap order is broken");
+    const Entry& entry = heap_[i];
+    KVSIM_CHECK(heap_pos_[entry.block] == i, "fifo heap position index is wrong");
+    KVSIM_CHECK(entry.seq == cached_seq_[entry.block], "fifo heap key is stale");
+    KVSIM_CHECK(!empty_.contains(entry.block), "block is in both fifo structures");
+    if (i > 0) KVSIM_CHECK(heap_[(i - 1) / kArity].seq < entry.seq, "fifo heap order is broken");
   }
   uint32_t indexed = 0;
   for (uint32_t pos : heap_pos_) indexed += pos != kNotInHeap ? 1 : 0;

@@ -18,7 +18,7 @@
 //   fifo  cached earliest first, however often the block was hit since (the order the blocks
 //         got their hash). A block freed again must go back to its old place among the free
 //         ones, which no list does in O(1): fifo keeps its cached free blocks in an indexed
-//         binary heap keyed by the cache sequence number, O(log n) per operation.
+//         4-ary heap keyed by the cache sequence number, O(log n) per operation.
 //   none  prefix caching off: blocks are never cached, so every free block is "empty".
 #pragma once
 

@@ -20,44 +20,24 @@ BlockId FreeBlockQueue::front(uint32_t lane) const {
   return lanes_[lane].head;
 }
 
-void FreeBlockQueue::push_back(uint32_t lane_index, BlockId block) {
+void FreeBlockQueue::insert(uint32_t lane_index, BlockId block, bool at_front) {
   KVSIM_CHECK(!contains(block), "block is already in the free queue");
   Lane& lane = lanes_[lane_index];
-  if (lane.size == 0) {
-    link_first(lane, lane_index, block);
-    return;
-  }
-  prev_[block] = lane.tail;
-  next_[block] = kNullBlock;
-  next_[lane.tail] = block;
-  lane.tail = block;
-  ++lane.size;
-  lane_of_[block] = lane_index;
-  ++size_;
-}
-
-void FreeBlockQueue::push_front(uint32_t lane_index, BlockId block) {
-  KVSIM_CHECK(!contains(block), "block is already in the free queue");
-  Lane& lane = lanes_[lane_index];
-  if (lane.size == 0) {
-    link_first(lane, lane_index, block);
-    return;
-  }
-  next_[block] = lane.head;
-  prev_[block] = kNullBlock;
-  prev_[lane.head] = block;
-  lane.head = block;
-  ++lane.size;
-  lane_of_[block] = lane_index;
-  ++size_;
-}
-
-void FreeBlockQueue::link_first(Lane& lane, uint32_t lane_index, BlockId block) {
   prev_[block] = kNullBlock;
   next_[block] = kNullBlock;
-  lane.head = block;
-  lane.tail = block;
-  lane.size = 1;
+  if (lane.size == 0) {
+    lane.head = block;
+    lane.tail = block;
+  } else if (at_front) {
+    next_[block] = lane.head;
+    prev_[lane.head] = block;
+    lane.head = block;
+  } else {
+    prev_[block] = lane.tail;
+    next_[lane.tail] = block;
+    lane.tail = block;
+  }
+  ++lane.size;
   lane_of_[block] = lane_index;
   ++size_;
 }

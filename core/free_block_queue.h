@@ -36,8 +36,8 @@ class FreeBlockQueue {
   // The first block of a non-empty lane.
   BlockId front(uint32_t lane) const;
 
-  void push_back(uint32_t lane, BlockId block);
-  void push_front(uint32_t lane, BlockId block);
+  void push_back(uint32_t lane, BlockId block) { insert(lane, block, false); }
+  void push_front(uint32_t lane, BlockId block) { insert(lane, block, true); }
   BlockId pop_front(uint32_t lane);
   void remove(BlockId block);
 
@@ -55,7 +55,7 @@ class FreeBlockQueue {
     uint32_t size = 0;
   };
 
-  void link_first(Lane& lane, uint32_t lane_index, BlockId block);
+  void insert(uint32_t lane_index, BlockId block, bool at_front);
 
   std::vector<BlockId> prev_;
   std::vector<BlockId> next_;

@@ -25,8 +25,7 @@ StatusOr<KvCacheManager> KvCacheManager::create(const KvCacheConfig& config) {
   return KvCacheManager(config, std::move(policy));
 }
 
-KvCacheManager::KvCacheManager(const KvCacheConfig& config,
-                               std::unique_ptr<EvictionPolicy> policy)
+KvCacheManager::KvCacheManager(const KvCacheConfig& config, std::unique_ptr<EvictionPolicy> policy)
     : block_size_(config.block_size),
       bytes_per_block_(config.bytes_per_block),
       pool_(config.num_blocks, std::move(policy)),
@@ -103,39 +102,49 @@ PrefixHit KvCacheManager::get_computed_blocks(RequestId id) const {
   return {num_blocks, uint64_t{num_blocks} * block_size_};
 }
 
-std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id,
-                                                             uint64_t num_new_tokens,
+// Counts what allocate_slots needs without changing anything.
+KvCacheManager::AllocationPlan KvCacheManager::plan_allocation(const RequestState& s,
+                                                               uint64_t num_new_tokens,
+                                                               uint32_t num_computed_blocks) const {
+  AllocationPlan plan;
+  if (retention_ != nullptr) {
+    plan.trim_frees = plan_trim(s, *retention_, &plan.trim_begin, &plan.trim_end);
+  }
+  for (uint32_t i = 0; i < num_computed_blocks; ++i) {
+    const std::optional<BlockId> block = pool_.find(s.hashes[i]);
+    KVSIM_CHECK(block.has_value(),
+                "a prefix-hit block is no longer cached (call allocate_slots "
+                "right after get_computed_blocks)");
+    plan.free_hits += pool_.ref_count(*block) == 0 ? 1 : 0;
+  }
+  plan.hit_tokens = uint64_t{num_computed_blocks} * block_size_;
+  plan.total_tokens = plan.hit_tokens + s.num_tokens + num_new_tokens;
+  plan.new_entries =
+      ceil_div(plan.total_tokens, block_size_) - s.table.size() - num_computed_blocks;
+  plan.copy_on_write = num_new_tokens > 0 && s.num_tokens % block_size_ != 0 &&
+                       holds_block(s.table.back()) && pool_.ref_count(s.table.back()) > 1;
+  return plan;
+}
+
+std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id, uint64_t num_new_tokens,
                                                              uint32_t num_computed_blocks) {
   RequestState& s = state(id);
   KVSIM_CHECK(!s.swapped, "allocate_slots() of a swapped-out request");
-  KVSIM_CHECK(num_computed_blocks == 0 || (s.num_tokens == 0 && num_computed_blocks <= s.hashes.size()),
-              "prefix-hit blocks given for a request that holds slots or lacks their hashes");
-  // Plan: count what the call needs without changing anything.
-  uint32_t trim_begin = 0;
-  uint32_t trim_end = 0;
-  const uint32_t trim_frees =
-      retention_ != nullptr ? plan_trim(s, *retention_, &trim_begin, &trim_end) : 0;
-  uint64_t free_hits = 0;
-  for (uint32_t i = 0; i < num_computed_blocks; ++i) {
-    const std::optional<BlockId> block = pool_.find(s.hashes[i]);
-    KVSIM_CHECK(block.has_value(), "a prefix-hit block is no longer cached (call allocate_slots "
-                                   "right after get_computed_blocks)");
-    free_hits += pool_.ref_count(*block) == 0 ? 1 : 0;
-  }
-  const uint64_t hit_tokens = uint64_t{num_computed_blocks} * block_size_;
-  const uint64_t total_tokens = hit_tokens + s.num_tokens + num_new_tokens;
-  const uint64_t new_entries = ceil_div(total_tokens, block_size_) - s.table.size() - num_computed_blocks;
-  const bool copy_on_write = num_new_tokens > 0 && s.num_tokens % block_size_ != 0 &&
-                             pool_.ref_count(s.table.back()) > 1;
-  const uint64_t needed = new_entries + (copy_on_write ? 1 : 0) + free_hits;
-  if (needed > uint64_t{pool_.num_free_blocks()} + trim_frees) return std::nullopt;
+  KVSIM_CHECK(
+      num_computed_blocks == 0 || (s.num_tokens == 0 && num_computed_blocks <= s.hashes.size()),
+      "prefix-hit blocks given for a request that holds slots or lacks their hashes");
+  const AllocationPlan plan = plan_allocation(s, num_new_tokens, num_computed_blocks);
+  const uint64_t needed = plan.new_entries + (plan.copy_on_write ? 1 : 0) + plan.free_hits;
+  if (needed > uint64_t{pool_.num_free_blocks()} + plan.trim_frees) return std::nullopt;
 
-  // Apply.
   SlotAllocation result;
-  if (trim_end > trim_begin) result.num_trimmed_blocks = apply_trim(s, trim_begin, trim_end);
-  if (s.num_tokens == 0 && pool_.caches_prefixes()) {
-    counters_.num_prefix_query_tokens += std::max(s.num_known_tokens, total_tokens);
+  if (plan.trim_end > plan.trim_begin) {
+    result.num_trimmed_blocks = apply_trim(s, plan.trim_begin, plan.trim_end);
   }
+  if (s.num_tokens == 0 && pool_.caches_prefixes()) {
+    counters_.num_prefix_query_tokens += std::max(s.num_known_tokens, plan.total_tokens);
+  }
+  // Hits are touched before any allocation, so no allocation can evict one of them.
   for (uint32_t i = 0; i < num_computed_blocks; ++i) {
     const BlockId block = *pool_.find(s.hashes[i]);
     pool_.touch(block);
@@ -143,27 +152,30 @@ std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id,
     log(CacheEventKind::kHit, id, block, i, s.hashes[i]);
   }
   s.num_cached_blocks = std::max(s.num_cached_blocks, num_computed_blocks);
-  counters_.num_prefix_hit_tokens += hit_tokens;
+  counters_.num_prefix_hit_tokens += plan.hit_tokens;
   result.num_hit_blocks = num_computed_blocks;
-  if (copy_on_write) {
-    const BlockId shared = s.table.back();
-    const BlockId copy = pool_.allocate();
-    s.table.back() = copy;
-    pool_.release(shared);
-    result.copy = BlockCopy{shared, copy, static_cast<uint32_t>(s.num_tokens % block_size_)};
-    ++counters_.num_cow_copies;
-    log(CacheEventKind::kCopy, id, shared, static_cast<uint32_t>(s.table.size() - 1), 0, copy);
-  }
-  for (uint64_t k = 0; k < new_entries; ++k) {
+  if (plan.copy_on_write) result.copy = copy_last_block(s);
+  for (uint64_t k = 0; k < plan.new_entries; ++k) {
     const BlockId block = pool_.allocate();
     s.table.push_back(block);
     log(CacheEventKind::kAllocate, id, block, static_cast<uint32_t>(s.table.size() - 1));
   }
-  result.num_new_blocks = static_cast<uint32_t>(new_entries) + (copy_on_write ? 1 : 0);
-  s.num_tokens = total_tokens;
-  s.num_known_tokens = std::max(s.num_known_tokens, total_tokens);
+  result.num_new_blocks = static_cast<uint32_t>(plan.new_entries) + (plan.copy_on_write ? 1 : 0);
+  s.num_tokens = plan.total_tokens;
+  s.num_known_tokens = std::max(s.num_known_tokens, plan.total_tokens);
   register_full_blocks(s);
   return result;
+}
+
+// Copy-on-write: the shared, partially filled last block is replaced by a private copy.
+BlockCopy KvCacheManager::copy_last_block(RequestState& s) {
+  const BlockId shared = s.table.back();
+  const BlockId copy = pool_.allocate();
+  s.table.back() = copy;
+  pool_.release(shared);
+  ++counters_.num_cow_copies;
+  log(CacheEventKind::kCopy, s.id, shared, static_cast<uint32_t>(s.table.size() - 1), 0, copy);
+  return BlockCopy{shared, copy, static_cast<uint32_t>(s.num_tokens % block_size_)};
 }
 
 void KvCacheManager::register_full_blocks(RequestState& s) {
@@ -228,9 +240,7 @@ void KvCacheManager::fork(RequestId parent, RequestId child) {
   }
 }
 
-std::span<const BlockId> KvCacheManager::block_table(RequestId id) const {
-  return state(id).table;
-}
+std::span<const BlockId> KvCacheManager::block_table(RequestId id) const { return state(id).table; }
 
 uint64_t KvCacheManager::num_tokens(RequestId id) const { return state(id).num_tokens; }
 

@@ -216,12 +216,24 @@ class KvCacheManager {
     RequestId id = 0;
     std::vector<BlockId> table;
     std::vector<BlockHash> hashes;
-    uint64_t num_tokens = 0;           // slots held
-    uint64_t num_known_tokens = 0;     // prompt, or everything held before a preemption
-    uint32_t num_cached_blocks = 0;    // table entries [0, n) have been offered to the cache
-    uint32_t trim_cursor = 0;          // blocks below this were examined by the O(1) trim
-    uint32_t num_host_blocks = 0;      // > 0 only while swapped out
+    uint64_t num_tokens = 0;         // slots held
+    uint64_t num_known_tokens = 0;   // prompt, or everything held before a preemption
+    uint32_t num_cached_blocks = 0;  // table entries [0, n) have been offered to the cache
+    uint32_t trim_cursor = 0;        // blocks below this were examined by the O(1) trim
+    uint32_t num_host_blocks = 0;    // > 0 only while swapped out
     bool swapped = false;
+  };
+
+  // What allocate_slots would do, counted before anything changes.
+  struct AllocationPlan {
+    uint32_t trim_begin = 0;  // table entries [trim_begin, trim_end) the retention trim drops
+    uint32_t trim_end = 0;
+    uint32_t trim_frees = 0;  // blocks that trim makes free (ref count 1)
+    uint64_t free_hits = 0;   // prefix-hit blocks that sit in the free queue
+    uint64_t hit_tokens = 0;
+    uint64_t total_tokens = 0;  // slots held after the call
+    uint64_t new_entries = 0;   // new table entries (blocks popped)
+    bool copy_on_write = false;
   };
 
   KvCacheManager(const KvCacheConfig& config, std::unique_ptr<EvictionPolicy> policy);
@@ -231,6 +243,9 @@ class KvCacheManager {
   RequestState& new_state(RequestId id);
   void release_slot(RequestId id);
 
+  AllocationPlan plan_allocation(const RequestState& s, uint64_t num_new_tokens,
+                                 uint32_t num_computed_blocks) const;
+  BlockCopy copy_last_block(RequestState& s);
   uint32_t plan_trim(const RequestState& s, const RetentionPolicy& policy, uint32_t* begin,
                      uint32_t* end) const;
   uint32_t apply_trim(RequestState& s, uint32_t begin, uint32_t end);
@@ -251,7 +266,7 @@ class KvCacheManager {
   FlatIdMap index_;                    // request id -> slot in states_
   uint32_t num_host_blocks_;
   uint32_t num_host_used_blocks_ = 0;
-  KvCacheStats counters_;              // the cumulative counters (block counts filled by stats())
+  KvCacheStats counters_;  // the cumulative counters (block counts filled by stats())
   std::vector<uint64_t> scratch_positions_;
   std::vector<float> scratch_scores_;
   std::vector<uint64_t> scratch_keep_;

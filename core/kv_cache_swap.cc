@@ -99,12 +99,14 @@ void KvCacheManager::check_invariants() const {
 // Checks one request's table and adds the blocks it holds to *refs.
 void KvCacheManager::check_request(const RequestState& s, std::vector<uint32_t>* refs) const {
   // Messages are built only when a check fails.
-  const auto who = [&s](const char* what) { return "request " + std::to_string(s.id) + ": " + what; };
+  const auto who = [&s](const char* what) {
+    return "request " + std::to_string(s.id) + ": " + what;
+  };
   KVSIM_CHECK(s.table.size() == (s.num_tokens + block_size_ - 1) / block_size_,
               who("block table size does not match its tokens"));
-  KVSIM_CHECK(s.num_cached_blocks <= s.hashes.size() &&
-                  s.num_cached_blocks <= s.num_tokens / block_size_,
-              who("blocks offered to the cache that are not full or have no hash"));
+  KVSIM_CHECK(
+      s.num_cached_blocks <= s.hashes.size() && s.num_cached_blocks <= s.num_tokens / block_size_,
+      who("blocks offered to the cache that are not full or have no hash"));
   KVSIM_CHECK(s.table.empty() || s.table.back() != kNullBlock, who("the newest block was trimmed"));
   uint32_t swapped = 0;
   for (size_t k = 0; k < s.table.size(); ++k) {

@@ -51,11 +51,11 @@ void hash_token_blocks(std::span<const int32_t> token_ids, uint32_t block_size,
   }
 }
 
-void hash_trace_blocks(std::span<const uint64_t> hash_ids, uint64_t num_tokens,
-                       uint32_t block_size, std::vector<BlockHash>* out,
-                       uint32_t trace_block_tokens) {
+void hash_trace_blocks(std::span<const uint64_t> hash_ids, uint64_t num_tokens, uint32_t block_size,
+                       std::vector<BlockHash>* out, uint32_t trace_block_tokens) {
   KVSIM_CHECK(block_size > 0 && trace_block_tokens > 0, "block sizes must be positive");
-  const uint64_t covered = std::min<uint64_t>(num_tokens, hash_ids.size() * uint64_t{trace_block_tokens});
+  const uint64_t covered =
+      std::min<uint64_t>(num_tokens, hash_ids.size() * uint64_t{trace_block_tokens});
   BlockHash parent = kPrefixHashSeed;
   for (uint64_t i = 0; (i + 1) * block_size <= covered; ++i) {
     parent = trace_block_hash(parent, hash_ids, i, block_size, trace_block_tokens);

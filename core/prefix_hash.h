@@ -55,8 +55,8 @@ void hash_token_blocks(std::span<const int32_t> token_ids, uint32_t block_size,
 // Appends to *out the hashes of the full engine blocks of a `num_tokens`-token prompt whose
 // trace gives `hash_ids`, one per `trace_block_tokens` tokens (the cases above). block_size
 // and trace_block_tokens are > 0.
-void hash_trace_blocks(std::span<const uint64_t> hash_ids, uint64_t num_tokens,
-                       uint32_t block_size, std::vector<BlockHash>* out,
+void hash_trace_blocks(std::span<const uint64_t> hash_ids, uint64_t num_tokens, uint32_t block_size,
+                       std::vector<BlockHash>* out,
                        uint32_t trace_block_tokens = kMooncakeTraceBlockTokens);
 
 }  // namespace kvsim

@@ -2,6 +2,7 @@
 // blocks of the scenario; bad input exits 2 with a message.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/run_cli.h"
@@ -9,8 +10,8 @@
 namespace kvsim::testing {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 json demo_json(const std::string& extra = "") {
   const CliResult result = run_kvsim("blocks --demo --json" + extra);
@@ -22,7 +23,8 @@ json demo_json(const std::string& extra = "") {
 std::vector<std::string> events(const json& step) {
   std::vector<std::string> out;
   for (const json& event : step["events"]) {
-    out.push_back(event["kind"].get<std::string>() + ":" + std::to_string(event["block"].get<int>()));
+    out.push_back(event["kind"].get<std::string>() + ":" +
+                  std::to_string(event["block"].get<int>()));
   }
   return out;
 }
@@ -35,8 +37,8 @@ TEST(BlocksCliTest, DemoJsonCarriesEveryStepWithTheDocumentedKeys) {
   EXPECT_EQ(demo["eviction"], "lru");
   ASSERT_EQ(demo["steps"].size(), 11u);
   for (const json& step : demo["steps"]) {
-    for (const char* key : {"index", "action", "note", "events", "requests", "blocks",
-                            "free_queue", "stats"}) {
+    for (const char* key :
+         {"index", "action", "note", "events", "requests", "blocks", "free_queue", "stats"}) {
       EXPECT_TRUE(step.contains(key)) << key;
     }
     ASSERT_EQ(step["blocks"].size(), 16u);
@@ -79,8 +81,7 @@ TEST(BlocksCliTest, DemoShowsHitCopyPreemptionAndEviction) {
   EXPECT_EQ(evict["hash"].get<std::string>().size(), 18u);  // 0x + 16 hex digits
   EXPECT_EQ(steps[7]["stats"]["evictions"], 1);
   // Last step: all free, tail-first order, prefixes still cached.
-  EXPECT_EQ(steps[10]["free_queue"],
-            json({5, 6, 15, 14, 13, 12, 11, 10, 9, 8, 7, 3, 4, 2, 1, 0}));
+  EXPECT_EQ(steps[10]["free_queue"], json({5, 6, 15, 14, 13, 12, 11, 10, 9, 8, 7, 3, 4, 2, 1, 0}));
   EXPECT_EQ(steps[10]["stats"]["used_blocks"], 0);
   EXPECT_EQ(steps[10]["stats"]["cached_free_blocks"], 14);
 }

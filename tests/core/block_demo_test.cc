@@ -29,8 +29,8 @@ TEST(BlockDemoTest, RunsForEveryPolicyWithConsistentSnapshots) {
       uint32_t refs = 0;
       for (const DemoBlock& block : step.blocks) refs += block.ref_count;
       EXPECT_EQ(held, refs) << name << ": " << step.action;
-      EXPECT_EQ(step.free_queue.size(), step.stats.num_cached_free_blocks +
-                                            step.stats.num_empty_free_blocks);
+      EXPECT_EQ(step.free_queue.size(),
+                step.stats.num_cached_free_blocks + step.stats.num_empty_free_blocks);
     }
     EXPECT_EQ(count_events(*demo, CacheEventKind::kCopy), 1u) << name;
     EXPECT_EQ(demo->steps.back().stats.num_used_blocks, 0u);

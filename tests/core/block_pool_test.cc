@@ -35,9 +35,7 @@ const PolicyExpectation kExpectations[] = {
     {"none", {5, 2, 1, 0}, {5, 2, 1, 0, 4, 3}, {5, 2, 1}, 0},
 };
 
-void PrintTo(const PolicyExpectation& expectation, std::ostream* out) {
-  *out << expectation.name;
-}
+void PrintTo(const PolicyExpectation& expectation, std::ostream* out) { *out << expectation.name; }
 
 class BlockPoolPolicyTest : public ::testing::TestWithParam<PolicyExpectation> {
  protected:

@@ -7,7 +7,9 @@
 
 #include <numeric>
 
+#include "core/capacity.h"
 #include "core/prefix_hash.h"
+#include "core/presets.h"
 
 namespace kvsim {
 namespace {
@@ -65,10 +67,10 @@ std::optional<SlotAllocation> admit(KvCacheManager& cache, RequestId id,
 
 struct ManagerExpectation {
   const char* name;
-  std::vector<BlockId> second_table;       // request 2 (shares 8 prefix tokens with 1)
-  std::vector<BlockId> order_both_freed;   // after freeing 1 then 2
-  std::vector<BlockId> third_table;        // request 3 = request 1's prompt again
-  std::vector<BlockId> swapped_in_table;   // request 3 after swap out, other work, swap in
+  std::vector<BlockId> second_table;      // request 2 (shares 8 prefix tokens with 1)
+  std::vector<BlockId> order_both_freed;  // after freeing 1 then 2
+  std::vector<BlockId> third_table;       // request 3 = request 1's prompt again
+  std::vector<BlockId> swapped_in_table;  // request 3 after swap out, other work, swap in
   uint64_t swap_in_bytes;
 };
 
@@ -79,9 +81,7 @@ const ManagerExpectation kManagerExpectations[] = {
     {"none", {3, 4, 5, 6}, {7, 8, 9, 2, 1, 0, 6, 5, 4, 3}, {7, 8, 9}, {6, 5, 4}, 3000},
 };
 
-void PrintTo(const ManagerExpectation& expectation, std::ostream* out) {
-  *out << expectation.name;
-}
+void PrintTo(const ManagerExpectation& expectation, std::ostream* out) { *out << expectation.name; }
 
 class KvCacheManagerPolicyTest : public ::testing::TestWithParam<ManagerExpectation> {
  protected:
@@ -97,7 +97,8 @@ TEST_P(KvCacheManagerPolicyTest, SharedPrefixFreeTailFirstAndHitAgain) {
 
   ASSERT_TRUE(admit(cache, 1, prompt1).has_value());
   EXPECT_THAT(table(cache, 1), ElementsAre(0, 1, 2));
-  EXPECT_EQ(cache.pool().block_hash(0), caching() ? std::optional(hashes(prompt1)[0]) : std::nullopt);
+  EXPECT_EQ(cache.pool().block_hash(0),
+            caching() ? std::optional(hashes(prompt1)[0]) : std::nullopt);
   EXPECT_FALSE(cache.pool().block_hash(2).has_value());  // partial: never cached
 
   cache.add_request(2, prompt2.size(), hashes(prompt2));
@@ -196,7 +197,7 @@ TEST_P(KvCacheManagerPolicyTest, SwapOutAndInCountsBytesAndReusesCachedBlocks) {
   const ManagerExpectation& expect = GetParam();
   KvCacheManager cache = make_manager(expect.name, 10, /*num_host_blocks=*/4);
   // Fill blocks 0..6 and free them so the free queue is the same for every policy's test.
-  ASSERT_TRUE(admit(cache, 1, tokens(0, 10)).has_value());  // 0 1 2
+  ASSERT_TRUE(admit(cache, 1, tokens(0, 10)).has_value());   // 0 1 2
   ASSERT_TRUE(admit(cache, 2, tokens(50, 16)).has_value());  // 3 4 5 6
   cache.free(2);
   EXPECT_EQ(cache.swap_out(1), std::optional<uint64_t>(3000));
@@ -285,7 +286,8 @@ TEST(KvCacheManagerTest, EvictionOfACachedBlockIsCounted) {
 }
 
 TEST(KvCacheManagerTest, WindowRetentionDropsBlocksAsDecodingProceeds) {
-  KvCacheManager cache = make_manager("lru", 8, 0, std::move(make_retention_policy("window:6")).value());
+  KvCacheManager cache =
+      make_manager("lru", 8, 0, std::move(make_retention_policy("window:6")).value());
   cache.add_request(1, 4, {});
   ASSERT_TRUE(cache.allocate_slots(1, 4).has_value());
   // Trims look at the tokens held before each call: block k goes once the window of the
@@ -297,9 +299,9 @@ TEST(KvCacheManagerTest, WindowRetentionDropsBlocksAsDecodingProceeds) {
     cache.check_invariants();
   }
   // Step k brings the sequence to 5 + k tokens and trims over the 4 + k held before it.
-  EXPECT_THAT(tables[5], ElementsAre(0, 1, 2));     // 9 held: keep [3, 9), block 0 stays
-  EXPECT_THAT(tables[6], ElementsAre(N, 1, 2));     // 10 held: keep [4, 10), block 0 goes
-  EXPECT_THAT(tables[9], ElementsAre(N, 1, 2, 3));  // 13 held: keep [7, 13)
+  EXPECT_THAT(tables[5], ElementsAre(0, 1, 2));      // 9 held: keep [3, 9), block 0 stays
+  EXPECT_THAT(tables[6], ElementsAre(N, 1, 2));      // 10 held: keep [4, 10), block 0 goes
+  EXPECT_THAT(tables[9], ElementsAre(N, 1, 2, 3));   // 13 held: keep [7, 13)
   EXPECT_THAT(tables[10], ElementsAre(N, N, 2, 3));  // 14 held: keep [8, 14), block 1 goes
   EXPECT_EQ(cache.stats().num_trimmed_blocks, 2u);
   EXPECT_EQ(cache.pool().num_used_blocks(), 2u);  // 16 tokens, window 6: two blocks
@@ -367,6 +369,35 @@ TEST(KvCacheManagerTest, BadConfigurationsAreStatusErrors) {
   EXPECT_THAT(KvCacheManager::create(config).status().message(),
               HasSubstr("unknown eviction policy 'lur' (did you mean 'lru'?); valid: lru, lfu, "
                         "fifo, none"));
+}
+
+// The pool is sized and swaps are costed from core/capacity.h, the one place that knows
+// bytes per block: int4 storage with group scales gives more, smaller blocks than fp16.
+TEST(KvCacheManagerTest, CapacityDecidesBlockCountAndSwapBytes) {
+  const auto model = load_model("llama3-8b");
+  const auto device = load_device("a100-80g");
+  ASSERT_TRUE(model.is_ok() && device.is_ok());
+  std::vector<uint64_t> bytes_per_block;
+  std::vector<uint64_t> num_blocks;
+  for (const KvStorage storage : {KvStorage{DType::kFp16, 0}, KvStorage{DType::kInt4, 32}}) {
+    CapacityQuery query;
+    query.kv = storage;
+    const auto capacity = compute_capacity(*model, &*device, query);
+    ASSERT_TRUE(capacity.is_ok()) << capacity.status().message();
+    KvCacheConfig config;
+    config.num_blocks = static_cast<uint32_t>(*capacity->num_blocks);
+    config.block_size = capacity->block_size;
+    config.bytes_per_block = capacity->kv_bytes_per_block;
+    config.num_host_blocks = 4;
+    KvCacheManager cache = std::move(KvCacheManager::create(config)).value();
+    cache.add_request(1, 3 * config.block_size, {});
+    ASSERT_TRUE(cache.allocate_slots(1, 3 * config.block_size).has_value());
+    EXPECT_EQ(cache.swap_out(1), 3 * capacity->kv_bytes_per_block);
+    bytes_per_block.push_back(capacity->kv_bytes_per_block);
+    num_blocks.push_back(config.num_blocks);
+  }
+  EXPECT_LT(bytes_per_block[1] * 3, bytes_per_block[0]);  // int4 + scales: < 1/3 of fp16
+  EXPECT_GT(num_blocks[1], 3 * num_blocks[0]);
 }
 
 TEST(KvCacheManagerTest, EventLogRecordsHitsCopiesAndEvictions) {

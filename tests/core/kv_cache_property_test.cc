@@ -120,12 +120,14 @@ class CacheDriver {
     if (tokens.size() > 200) return finish(id);
     if (!expect_all_or_nothing(id, count, 0)) return;
     // Tokens beyond the slots held were known before a preemption; new ones are random.
-    while (tokens.size() < cache_->num_tokens(id)) tokens.push_back(static_cast<int32_t>(uniform(50'000)));
+    while (tokens.size() < cache_->num_tokens(id))
+      tokens.push_back(static_cast<int32_t>(uniform(50'000)));
     std::vector<BlockHash> hashes;
     const uint64_t full = tokens.size() / kBlockSize;
     for (uint64_t& b = hashed_[id]; b < full; ++b) {
       const BlockHash parent = b == 0 ? kPrefixHashSeed : last_hash_[id];
-      last_hash_[id] = hash_block_tokens(parent, std::span(tokens).subspan(b * kBlockSize, kBlockSize));
+      last_hash_[id] =
+          hash_block_tokens(parent, std::span(tokens).subspan(b * kBlockSize, kBlockSize));
       hashes.push_back(last_hash_[id]);
     }
     cache_->append_block_hashes(id, hashes);
@@ -137,7 +139,8 @@ class CacheDriver {
     const std::vector<BlockId> before(table.begin(), table.end());
     const uint64_t tokens_before = cache_->num_tokens(id);
     const uint32_t free_before = cache_->num_free_blocks();
-    const std::optional<SlotAllocation> allocation = cache_->allocate_slots(id, num_tokens, hit_blocks);
+    const std::optional<SlotAllocation> allocation =
+        cache_->allocate_slots(id, num_tokens, hit_blocks);
     mix(allocation.has_value() ? allocation->num_new_blocks + 1 : 0);
     if (allocation.has_value()) {
       for (BlockId block : cache_->block_table(id)) mix(block);
@@ -183,7 +186,8 @@ class CacheDriver {
     const RetentionPolicy& policy = *trim_policies_[uniform(trim_policies_.size())];
     std::vector<float> scores;
     if (policy.uses_scores() && uniform(2) == 0) {
-      for (uint64_t i = 0; i < cache_->num_tokens(id); ++i) scores.push_back(static_cast<float>(uniform(100)));
+      for (uint64_t i = 0; i < cache_->num_tokens(id); ++i)
+        scores.push_back(static_cast<float>(uniform(100)));
     }
     mix(cache_->trim(id, policy, scores));
   }
@@ -194,7 +198,7 @@ class CacheDriver {
   std::vector<RequestId> live_;
   // Looked up by id only: iteration order never decides anything.
   std::unordered_map<RequestId, std::vector<int32_t>> tokens_;
-  std::unordered_map<RequestId, uint64_t> hashed_;     // full blocks whose hash was given
+  std::unordered_map<RequestId, uint64_t> hashed_;      // full blocks whose hash was given
   std::unordered_map<RequestId, BlockHash> last_hash_;  // hash of the last of them
   RequestId next_id_ = 0;
   uint64_t digest_ = kPrefixHashSeed;
@@ -213,16 +217,17 @@ uint64_t run_driver(const DriverOptions& options) {
   EXPECT_GT(stats.num_trimmed_blocks, 0u);
   EXPECT_GT(stats.num_preemptions, 0u);
   EXPECT_EQ(stats.num_evictions > 0, caching);
-  std::printf("%s: hit %llu/%llu tokens, %llu evictions, %llu copies, %llu trimmed, %llu swaps "
-              "out, %llu in, %llu preemptions\n", options.eviction,
-              static_cast<unsigned long long>(stats.num_prefix_hit_tokens),
-              static_cast<unsigned long long>(stats.num_prefix_query_tokens),
-              static_cast<unsigned long long>(stats.num_evictions),
-              static_cast<unsigned long long>(stats.num_cow_copies),
-              static_cast<unsigned long long>(stats.num_trimmed_blocks),
-              static_cast<unsigned long long>(stats.num_swap_outs),
-              static_cast<unsigned long long>(stats.num_swap_ins),
-              static_cast<unsigned long long>(stats.num_preemptions));
+  std::printf(
+      "%s: hit %llu/%llu tokens, %llu evictions, %llu copies, %llu trimmed, %llu swaps "
+      "out, %llu in, %llu preemptions\n",
+      options.eviction, static_cast<unsigned long long>(stats.num_prefix_hit_tokens),
+      static_cast<unsigned long long>(stats.num_prefix_query_tokens),
+      static_cast<unsigned long long>(stats.num_evictions),
+      static_cast<unsigned long long>(stats.num_cow_copies),
+      static_cast<unsigned long long>(stats.num_trimmed_blocks),
+      static_cast<unsigned long long>(stats.num_swap_outs),
+      static_cast<unsigned long long>(stats.num_swap_ins),
+      static_cast<unsigned long long>(stats.num_preemptions));
   return digest;
 }
 

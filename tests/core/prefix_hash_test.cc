@@ -52,7 +52,7 @@ TEST(PrefixHashTest, TokenBlocksChainFromTheSeed) {
 TEST(PrefixHashTest, TraceBlockSizeDividing512HashesParentTraceBlockAndSubBlock) {
   const std::vector<uint64_t> ids = {11, 22, 33};
   const std::vector<BlockHash> hashes = trace_hashes(ids, 1200, 128);  // 4 per trace block
-  ASSERT_EQ(hashes.size(), 9u);  // floor(1200 / 128)
+  ASSERT_EQ(hashes.size(), 9u);                                        // floor(1200 / 128)
   BlockHash parent = kPrefixHashSeed;
   for (uint64_t i = 0; i < hashes.size(); ++i) {
     const BlockHash expected = hash_combine(hash_combine(parent, ids[i / 4]), i % 4);
