@@ -5,8 +5,12 @@
 namespace kvsim::kernels {
 
 void softmax_row(float* row, uint32_t n) {
-  float max_score = -std::numeric_limits<float>::infinity();
-  for (uint32_t i = 0; i < n; ++i) max_score = std::max(max_score, row[i]);
+  // The maximum is exact whatever the order: lane-wise, then across lanes.
+  Vec16 lane_max = broadcast16(-std::numeric_limits<float>::infinity());
+  uint32_t k = 0;
+  for (; k + kLanes <= n; k += kLanes) lane_max = max16(lane_max, load16(row + k));
+  float max_score = reduce_max16(lane_max);
+  for (; k < n; ++k) max_score = std::max(max_score, row[k]);
   Eigen::Map<Eigen::ArrayXf, Eigen::AlignedMax> values(row, n);
   values = (values - max_score).exp();
   // Sum lane-wise (element i in lane i % 16) so the result depends on n only.

@@ -5,18 +5,22 @@
 //   softmax:     P[h, :] = softmax(S[h, :])   (max-subtracted, fp32)
 //   pass 2 (V):  O[h]    = sum_i P[h, i] V[pos_i, h/g]              O: [num_heads, head_dim]
 //
-// Each pass walks the positions in order and reads each position's whole row of kv_heads x
-// head_dim elements once (sequential in memory for contiguous and ND caches), computing every
-// query head of every KV head from it. The storage is abstracted by a RowSource:
+// Each pass walks the positions in order, kTileRows at a time, and reads each position's row
+// of kv_heads x head_dim elements once, computing every query head from it in registers
+// (decode_tiles.h). The storage is abstracted by a RowSource:
 //
-//   const E* k_row(uint32_t i, float* scratch) const   // K of the i-th attended position,
-//   const E* v_row(uint32_t i, float* scratch) const   // kv_heads*head_dim elements, E float
-//                                                      // or Eigen::half; a source that must
-//                                                      // convert (NZ gather, int8, int4)
-//                                                      // fills `scratch` and returns it
+//   RowView<E> k_row(uint32_t i, float* scratch) const  // where the K row of the i-th attended
+//   RowView<E> v_row(uint32_t i, float* scratch) const  // position lives (E float or
+//                                                       // Eigen::half); a source that must
+//                                                       // convert (NZ gather, int8, int4)
+//                                                       // fills `scratch` (kv_width floats)
+//                                                       // and points into it
+//   void prefetch_k(uint32_t i) const                   // start loading row i (may do nothing)
+//   void prefetch_v(uint32_t i) const
 //
-// All arithmetic goes through simd16.h with the same lane assignment, so two sources that
-// return the same values give bit-identical outputs.
+// Rows are prefetched one tile ahead: a sequence's rows are scattered over blocks that the
+// hardware prefetcher does not follow. The results depend only on the values read, not on the
+// layout (see decode_tiles.h), so contiguous, paged ND and NZ agree bit for bit.
 #pragma once
 
 #include "kernels/eigen_core.h"
@@ -28,6 +32,7 @@
 
 #include "core/check.h"
 #include "kernels/attention_shape.h"
+#include "kernels/decode_tiles.h"
 #include "kernels/kv_cache_view.h"
 #include "kernels/simd16.h"
 
@@ -38,8 +43,7 @@ using AlignedFloats = std::vector<float, Eigen::aligned_allocator<float>>;
 // Scratch memory reused across decode calls (no allocation per call once warm).
 struct DecodeWorkspace {
   AlignedFloats scores;  // [num_heads, round_up(n, 16)]
-  AlignedFloats row;     // one converted K or V row, kv_heads*head_dim (+16 slack)
-  AlignedFloats acc;     // per-kernel partial sums (NZ direct path)
+  AlignedFloats rows;    // kTileRows converted rows (+16 slack each), or a staged wide tile
 };
 
 inline uint32_t round_up16(uint32_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
@@ -63,31 +67,123 @@ inline void finish_scores(const AttentionShape& shape, uint32_t n, DecodeWorkspa
   }
 }
 
-inline void prepare_workspace(const AttentionShape& shape, uint32_t n, DecodeWorkspace* ws) {
-  ws->scores.resize(size_t{shape.num_heads} * round_up16(n));
-  ws->row.resize(size_t{shape.kv_width()} + kLanes);
+// A row view of kv_width contiguous elements (ND rows and converted rows).
+template <typename E>
+inline RowView<E> contiguous_row(const E* row, uint32_t head_dim) {
+  return {row, head_dim, kLanes};
 }
 
-// Pass 1 for one position: S[h, i] for every head from the row's K.
-template <typename E>
-inline void score_row(const AttentionShape& shape, const float* q, const E* k_row, uint32_t i,
-                      uint32_t stride, float* scores) {
-  const uint32_t d = shape.head_dim;
-  const float scale = shape.scale();
-  for (uint32_t h = 0; h < shape.num_heads; ++h) {
-    const E* k = k_row + size_t{shape.kv_head(h)} * d;
-    scores[size_t{h} * stride + i] = scale * dot16(q + size_t{h} * d, k, d);
+// Calls tile<NH>(h0) for the query heads of every KV head, at most 4 heads per call.
+template <typename TileFn>
+inline void for_each_head_block(const AttentionShape& shape, const TileFn& tile) {
+  const uint32_t group = shape.group_size();
+  for (uint32_t g = 0; g < shape.kv_heads; ++g) {
+    uint32_t h = g * group;
+    for (; h + 4 <= (g + 1) * group; h += 4) tile.template operator()<4>(g, h);
+    switch ((g + 1) * group - h) {
+      case 3: tile.template operator()<3>(g, h); break;
+      case 2: tile.template operator()<2>(g, h); break;
+      case 1: tile.template operator()<1>(g, h); break;
+      default: break;
+    }
   }
 }
 
-// Pass 2 for one position: O[h] += P[h, i] V[i] for every head.
-template <typename E>
-inline void accumulate_row(const AttentionShape& shape, const E* v_row, uint32_t i,
-                           uint32_t stride, const float* probs, float* out) {
-  const uint32_t d = shape.head_dim;
-  for (uint32_t h = 0; h < shape.num_heads; ++h) {
-    const E* v = v_row + size_t{shape.kv_head(h)} * d;
-    axpy16(probs[size_t{h} * stride + i], v, out + size_t{h} * d, d);
+// The RowViews of the tile starting at attended index i (past the end: the last row again).
+template <typename RowSource, typename View>
+inline void tile_rows(const RowSource& source, bool key, uint32_t i, uint32_t n,
+                      uint32_t scratch_stride, float* scratch, View* rows) {
+  for (uint32_t t = 0; t < kTileRows; ++t) {
+    const uint32_t index = std::min(i + t, n - 1);
+    float* own = scratch + size_t{t} * scratch_stride;
+    rows[t] = key ? source.k_row(index, own) : source.v_row(index, own);
+    if (i + t + 4 * kTileRows < n) {
+      if (key) source.prefetch_k(i + t + 4 * kTileRows);
+      else source.prefetch_v(i + t + 4 * kTileRows);
+    }
+  }
+}
+
+// True when attended positions i .. i+kWideRows-1 of `seq` are consecutive and, with a
+// block_size, inside one block (a wide tile).
+inline bool consecutive_run(const DecodeSequence& seq, uint32_t i, uint32_t block_size) {
+  if (i + kWideRows > seq.num_attended()) return false;
+  const uint32_t first = seq.position(i);
+  if (seq.position(i + kWideRows - 1) != first + kWideRows - 1) return false;
+  return block_size == 0 || first % block_size + kWideRows <= block_size;
+}
+
+// Sources that can serve wide tiles (ND, NZ): wide_rows(i) is kWideRows when attended positions
+// i .. i+kWideRows-1 are consecutive slots of one block, else 0; prefetch_wide_k/v(i) start
+// loading such a tile.
+template <typename RowSource>
+concept WideTileSource = requires(const RowSource& source, uint32_t i) {
+  source.wide_rows(i);
+  source.prefetch_wide_k(i);
+  source.prefetch_wide_v(i);
+};
+
+template <typename RowSource>
+inline bool is_wide_tile(const RowSource& source, uint32_t i) {
+  if constexpr (WideTileSource<RowSource>) {
+    return source.wide_rows(i) == kWideRows;
+  } else {
+    return false;
+  }
+}
+
+// Pass 1 over every position: scores, kTileRows (or kWideRows) positions at a time.
+template <typename RowSource, typename View>
+void score_pass(const AttentionShape& shape, const float* q, uint32_t n,
+                const RowSource& source, DecodeWorkspace* ws, View* rows) {
+  const uint32_t stride = round_up16(n);
+  const uint32_t scratch_stride = shape.kv_width() + kLanes;
+  for (uint32_t i = 0; i < n;) {
+    if (is_wide_tile(source, i)) {
+      if constexpr (WideTileSource<RowSource>) source.prefetch_wide_k(i + kWideRows);
+      const View first = source.k_row(i, nullptr);
+      for (uint32_t g = 0; g < shape.kv_heads; ++g) {
+        score_wide_tile(q, shape.head_dim, shape.scale(), g, g * shape.group_size(),
+                        (g + 1) * shape.group_size(), first, i, stride, ws->rows.data(),
+                        ws->scores.data());
+      }
+      i += kWideRows;
+      continue;
+    }
+    tile_rows(source, true, i, n, scratch_stride, ws->rows.data(), rows);
+    const uint32_t count = std::min(kTileRows, n - i);
+    for_each_head_block(shape, [&]<uint32_t NH>(uint32_t g, uint32_t h0) {
+      score_tile<NH>(q, shape.head_dim, shape.scale(), g, h0, rows, i, count, stride,
+                     ws->scores.data());
+    });
+    i += kTileRows;
+  }
+}
+
+// Pass 2 over every position: O += P V, in position order.
+template <typename RowSource, typename View>
+void accumulate_pass(const AttentionShape& shape, uint32_t n, const RowSource& source,
+                     DecodeWorkspace* ws, View* rows, float* out) {
+  const uint32_t stride = round_up16(n);
+  const uint32_t scratch_stride = shape.kv_width() + kLanes;
+  std::fill(out, out + shape.q_width(), 0.0f);
+  for (uint32_t i = 0; i < n;) {
+    if (is_wide_tile(source, i)) {
+      if constexpr (WideTileSource<RowSource>) source.prefetch_wide_v(i + kWideRows);
+      const View first = source.v_row(i, nullptr);
+      for (uint32_t g = 0; g < shape.kv_heads; ++g) {
+        accumulate_wide_tile(ws->scores.data(), shape.head_dim, g, g * shape.group_size(),
+                             (g + 1) * shape.group_size(), first, i, stride, out);
+      }
+      i += kWideRows;
+      continue;
+    }
+    tile_rows(source, false, i, n, scratch_stride, ws->rows.data(), rows);
+    const uint32_t count = std::min(kTileRows, n - i);
+    for_each_head_block(shape, [&]<uint32_t NH>(uint32_t g, uint32_t h0) {
+      accumulate_tile<NH>(ws->scores.data(), shape.head_dim, g, h0, rows, i, count, stride, out);
+    });
+    i += kTileRows;
   }
 }
 
@@ -97,18 +193,22 @@ void decode_sequence(const AttentionShape& shape, const float* q, uint32_t n,
                      const RowSource& source, std::span<float> attention_sums,
                      DecodeWorkspace* ws, float* out) {
   KVSIM_CHECK(n >= 1, "decode: a sequence attends to at least one position");
-  prepare_workspace(shape, n, ws);
-  const uint32_t stride = round_up16(n);
-  float* scratch = ws->row.data();
-  for (uint32_t i = 0; i < n; ++i) {
-    score_row(shape, q, source.k_row(i, scratch), i, stride, ws->scores.data());
-  }
+  using View = decltype(source.k_row(0, nullptr));
+  ws->scores.resize(size_t{shape.num_heads} * round_up16(n));
+  // Converted rows of a tile, or one KV head of a wide tile staged as fp32.
+  ws->rows.resize(std::max(size_t{kTileRows} * (shape.kv_width() + kLanes),
+                           size_t{kWideRows} * shape.head_dim));
+  View rows[kTileRows];
+  score_pass(shape, q, n, source, ws, rows);
   finish_scores(shape, n, ws, attention_sums);
-  std::fill(out, out + shape.q_width(), 0.0f);
-  for (uint32_t i = 0; i < n; ++i) {
-    accumulate_row(shape, source.v_row(i, scratch), i, stride, ws->scores.data(), out);
-  }
+  accumulate_pass(shape, n, source, ws, rows, out);
 }
+
+// For sources that convert into scratch: prefetching is left to the hardware.
+struct NoPrefetch {
+  void prefetch_k(uint32_t) const {}
+  void prefetch_v(uint32_t) const {}
+};
 
 // Checks the batch arguments every decode kernel shares.
 inline void check_decode_batch(const AttentionShape& shape, size_t batch,

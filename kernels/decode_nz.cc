@@ -5,21 +5,12 @@
 namespace kvsim::kernels {
 namespace {
 
-constexpr uint32_t kMaxRun = 16;  // slots of one block processed together (bounds the acc)
-
-// Slots [begin, end) of the attended positions that lie in one block.
-struct Run {
-  uint32_t begin = 0;
-  uint32_t end = 0;
-  const void* k_block = nullptr;
-  const void* v_block = nullptr;
-};
-
+// Where the attended positions of one sequence live in an NZ pool.
 template <KvElement T>
 class NzSequence {
  public:
   NzSequence(const PagedKv<const T>& cache, const DecodeSequence& seq)
-      : cache_(cache), seq_(seq), layout_(cache.layout) {}
+      : cache_(cache), seq_(seq), layout_(cache.layout), padded_(layout_.nz_padded_block()) {}
 
   uint32_t slot(uint32_t i) const { return seq_.position(i) % layout_.block_size; }
   // Offset of the block that holds attended position i.
@@ -27,127 +18,78 @@ class NzSequence {
     return size_t{seq_.block_table[seq_.position(i) / layout_.block_size]} *
            layout_.nz_elements();
   }
-
-  // The run that starts at attended index i: same block, at most kMaxRun slots.
-  Run run_at(uint32_t i) const {
-    const uint32_t block_index = seq_.position(i) / layout_.block_size;
-    uint32_t end = i + 1;
-    const uint32_t n = seq_.num_attended();
-    while (end < n && end - i < kMaxRun && seq_.position(end) / layout_.block_size == block_index) {
-      ++end;
-    }
-    const size_t base = block_base(i);
-    return {i, end, cache_.k.data() + base, cache_.v.data() + base};
-  }
-
-  // Gathers the kv_width elements of slot `slot` from an NZ block into `row` as fp32.
-  void gather(const T* block, uint32_t slot_index, float* row) const {
-    const uint64_t columns = layout_.columns();
-    const uint64_t padded = layout_.nz_padded_block();
-    for (uint64_t f = 0; f * kLanes < columns; ++f) {
-      const uint64_t count = std::min<uint64_t>(kLanes, columns - f * kLanes);
-      convert_to_float(block + (f * padded + slot_index) * kLanes, row + f * kLanes, count);
-    }
-  }
+  // Offset of position i's fractal row in fractal column 0.
+  size_t row_base(uint32_t i) const { return block_base(i) + size_t{slot(i)} * kLanes; }
 
   const PagedKv<const T>& cache_;
   const DecodeSequence& seq_;
   const BlockLayout& layout_;
+  uint64_t padded_;
 };
 
-// RowSource for the gather path (head_dim % 16 != 0).
+// head_dim % 16 == 0: every fractal column belongs to one head, so a position's row is read in
+// place — chunk c of head g is fractal column g * head_dim/16 + c, one fractal column
+// (padded_block * 16 elements) after the other.
 template <KvElement T>
-class NzGatherSource {
+class NzDirectSource {
  public:
-  explicit NzGatherSource(const NzSequence<T>& nz) : nz_(nz) {}
-  const float* k_row(uint32_t i, float* scratch) const { return row(i, true, scratch); }
-  const float* v_row(uint32_t i, float* scratch) const { return row(i, false, scratch); }
+  explicit NzDirectSource(const NzSequence<T>& nz) : nz_(nz) {}
+  RowView<T> k_row(uint32_t i, float*) const { return view(nz_.cache_.k.data(), i); }
+  RowView<T> v_row(uint32_t i, float*) const { return view(nz_.cache_.v.data(), i); }
+  void prefetch_k(uint32_t i) const { prefetch(nz_.cache_.k.data(), i, 1); }
+  void prefetch_v(uint32_t i) const { prefetch(nz_.cache_.v.data(), i, 1); }
+  void prefetch_wide_k(uint32_t i) const { prefetch_wide(nz_.cache_.k.data(), i); }
+  void prefetch_wide_v(uint32_t i) const { prefetch_wide(nz_.cache_.v.data(), i); }
+
+  // kWideRows when attended positions i .. i+15 are consecutive slots of one block.
+  uint32_t wide_rows(uint32_t i) const {
+    return consecutive_run(nz_.seq_, i, nz_.layout_.block_size) ? kWideRows : 0;
+  }
 
  private:
-  const float* row(uint32_t i, bool key, float* scratch) const {
-    const T* pool = key ? nz_.cache_.k.data() : nz_.cache_.v.data();
-    nz_.gather(pool + nz_.block_base(i), nz_.slot(i), scratch);
-    return scratch;
+  RowView<T> view(const T* pool, uint32_t i) const {
+    const size_t chunk_stride = nz_.padded_ * kLanes;
+    return {pool + nz_.row_base(i), nz_.layout_.head_dim / kLanes * chunk_stride, chunk_stride,
+            kLanes};
+  }
+  // Rows i .. i+rows-1 (consecutive slots of one block) of every fractal column.
+  void prefetch(const T* pool, uint32_t i, uint32_t rows) const {
+    const T* row = pool + nz_.row_base(i);
+    for (uint64_t f = 0; f < nz_.layout_.nz_fractal_columns(); ++f) {
+      prefetch_bytes<2>(row + f * nz_.padded_ * kLanes, rows * kLanes * sizeof(T));
+    }
+  }
+  void prefetch_wide(const T* pool, uint32_t i) const {
+    if (wide_rows(i) == kWideRows) prefetch(pool, i, kWideRows);
   }
   const NzSequence<T>& nz_;
 };
 
-// Pass 1 over one run, fractal column by fractal column (head_dim % 16 == 0): the 16-lane
-// partial dot product of (head h, slot r) lives in acc[(h * kMaxRun + r) * 16], so each
-// (h, r) sees the same fused multiply-adds, in the same order, as dot16 over an ND row.
+// head_dim % 16 != 0: fractal rows straddle heads; each position's row is gathered from its
+// fractal rows (16 elements at a time) into a buffer.
 template <KvElement T>
-void score_run(const AttentionShape& shape, const NzSequence<T>& nz, const Run& run,
-               const float* q, uint32_t stride, DecodeWorkspace* ws) {
-  const uint32_t d = shape.head_dim;
-  const uint32_t group = shape.group_size();
-  const uint64_t padded = nz.layout_.nz_padded_block();
-  float* acc = ws->acc.data();
-  std::fill(ws->acc.begin(), ws->acc.end(), 0.0f);
-  const T* block = static_cast<const T*>(run.k_block);
-  for (uint64_t f = 0; f < nz.layout_.nz_fractal_columns(); ++f) {
-    const uint32_t kv_head = static_cast<uint32_t>(f * kLanes / d);
-    const uint32_t dim = static_cast<uint32_t>(f * kLanes - uint64_t{kv_head} * d);
-    const T* column = block + f * padded * kLanes;
-    for (uint32_t r = 0; r < run.end - run.begin; ++r) {
-      const Vec16 chunk = load16(column + size_t{nz.slot(run.begin + r)} * kLanes);
-      for (uint32_t h = kv_head * group; h < (kv_head + 1) * group; ++h) {
-        float* a = acc + (size_t{h} * kMaxRun + r) * kLanes;
-        store16(a, fma16(load16(q + size_t{h} * d + dim), chunk, load16(a)));
-      }
-    }
+class NzGatherSource : public NoPrefetch {
+ public:
+  explicit NzGatherSource(const NzSequence<T>& nz) : nz_(nz) {}
+  RowView<float> k_row(uint32_t i, float* scratch) const {
+    return gather(nz_.cache_.k.data(), i, scratch);
   }
-  const float scale = shape.scale();
-  for (uint32_t h = 0; h < shape.num_heads; ++h) {
-    for (uint32_t r = 0; r < run.end - run.begin; ++r) {
-      const float* a = acc + (size_t{h} * kMaxRun + r) * kLanes;
-      ws->scores[size_t{h} * stride + run.begin + r] = scale * reduce16(load16(a));
-    }
+  RowView<float> v_row(uint32_t i, float* scratch) const {
+    return gather(nz_.cache_.v.data(), i, scratch);
   }
-}
 
-// Pass 2 over one run: O[h, dims of f] += P[h, slot] * fractal row, column by column.
-template <KvElement T>
-void accumulate_run(const AttentionShape& shape, const NzSequence<T>& nz, const Run& run,
-                    uint32_t stride, const float* probs, float* out) {
-  const uint32_t d = shape.head_dim;
-  const uint32_t group = shape.group_size();
-  const uint64_t padded = nz.layout_.nz_padded_block();
-  const T* block = static_cast<const T*>(run.v_block);
-  for (uint64_t f = 0; f < nz.layout_.nz_fractal_columns(); ++f) {
-    const uint32_t kv_head = static_cast<uint32_t>(f * kLanes / d);
-    const uint32_t dim = static_cast<uint32_t>(f * kLanes - uint64_t{kv_head} * d);
-    const T* column = block + f * padded * kLanes;
-    for (uint32_t r = 0; r < run.end - run.begin; ++r) {
-      const Vec16 chunk = load16(column + size_t{nz.slot(run.begin + r)} * kLanes);
-      for (uint32_t h = kv_head * group; h < (kv_head + 1) * group; ++h) {
-        float* o = out + size_t{h} * d + dim;
-        const Vec16 p = broadcast16(probs[size_t{h} * stride + run.begin + r]);
-        store16(o, fma16(p, chunk, load16(o)));
-      }
+ private:
+  RowView<float> gather(const T* pool, uint32_t i, float* row) const {
+    const uint64_t columns = nz_.layout_.columns();
+    const T* src = pool + nz_.row_base(i);
+    for (uint64_t f = 0; f * kLanes < columns; ++f) {
+      const uint64_t count = std::min<uint64_t>(kLanes, columns - f * kLanes);
+      convert_to_float(src + f * nz_.padded_ * kLanes, row + f * kLanes, count);
     }
+    return contiguous_row<float>(row, nz_.layout_.head_dim);
   }
-}
-
-template <KvElement T>
-void decode_nz_direct(const AttentionShape& shape, const NzSequence<T>& nz, const float* q,
-                      DecodeWorkspace* ws, float* out) {
-  const uint32_t n = nz.seq_.num_attended();
-  prepare_workspace(shape, n, ws);
-  ws->acc.resize(size_t{shape.num_heads} * kMaxRun * kLanes);
-  const uint32_t stride = round_up16(n);
-  for (uint32_t i = 0; i < n;) {
-    const Run run = nz.run_at(i);
-    score_run(shape, nz, run, q, stride, ws);
-    i = run.end;
-  }
-  finish_scores(shape, n, ws, nz.seq_.attention_sums);
-  std::fill(out, out + shape.q_width(), 0.0f);
-  for (uint32_t i = 0; i < n;) {
-    const Run run = nz.run_at(i);
-    accumulate_run(shape, nz, run, stride, ws->scores.data(), out);
-    i = run.end;
-  }
-}
+  const NzSequence<T>& nz_;
+};
 
 }  // namespace
 
@@ -170,7 +112,8 @@ void decode_attention_nz(const AttentionShape& shape, const PagedKv<const T>& ca
     const float* q_b = q.data() + b * shape.q_width();
     float* out_b = out.data() + b * shape.q_width();
     if (shape.head_dim % kLanes == 0) {
-      decode_nz_direct(shape, nz, q_b, ws, out_b);
+      decode_sequence(shape, q_b, seq.num_attended(), NzDirectSource<T>(nz), seq.attention_sums,
+                      ws, out_b);
     } else {
       decode_sequence(shape, q_b, seq.num_attended(), NzGatherSource<T>(nz), seq.attention_sums,
                       ws, out_b);

@@ -9,10 +9,25 @@ class PagedNdSource {
   PagedNdSource(const PagedKv<const T>& cache, const DecodeSequence& seq)
       : cache_(cache), seq_(seq), block_size_(cache.layout.block_size),
         width_(cache.layout.columns()) {}
-  const T* k_row(uint32_t i, float*) const { return cache_.k.data() + offset(i); }
-  const T* v_row(uint32_t i, float*) const { return cache_.v.data() + offset(i); }
+  RowView<T> k_row(uint32_t i, float*) const { return view(cache_.k.data() + offset(i)); }
+  RowView<T> v_row(uint32_t i, float*) const { return view(cache_.v.data() + offset(i)); }
+  uint32_t wide_rows(uint32_t i) const {  // wide tiles need whole 16-lane chunks
+    return cache_.layout.head_dim % kLanes == 0 && consecutive_run(seq_, i, block_size_)
+               ? kWideRows
+               : 0;
+  }
+  void prefetch_wide_k(uint32_t i) const { prefetch_wide(cache_.k.data(), i); }
+  void prefetch_wide_v(uint32_t i) const { prefetch_wide(cache_.v.data(), i); }
+  void prefetch_k(uint32_t i) const { prefetch_bytes<2>(cache_.k.data() + offset(i), width_ * sizeof(T)); }
+  void prefetch_v(uint32_t i) const { prefetch_bytes<2>(cache_.v.data() + offset(i), width_ * sizeof(T)); }
 
  private:
+  RowView<T> view(const T* row) const {
+    return {row, cache_.layout.head_dim, kLanes, width_};
+  }
+  void prefetch_wide(const T* pool, uint32_t i) const {
+    if (wide_rows(i) == kWideRows) prefetch_bytes<2>(pool + offset(i), kWideRows * width_ * sizeof(T));
+  }
   size_t offset(uint32_t i) const {
     const uint32_t pos = seq_.position(i);
     const size_t block = seq_.block_table[pos / block_size_];

@@ -9,11 +9,15 @@ void check_layout(const AttentionShape& shape, const BlockLayout& layout) {
               "quantized decode: cache layout does not match the attention shape");
 }
 
-class Int8Source {
+class Int8Source : public NoPrefetch {
  public:
   Int8Source(const Int8KvCache& cache, const DecodeSequence& seq) : cache_(cache), seq_(seq) {}
-  const float* k_row(uint32_t i, float* row) const { return fill(i, cache_.k, cache_.k_scale, row); }
-  const float* v_row(uint32_t i, float* row) const { return fill(i, cache_.v, cache_.v_scale, row); }
+  RowView<float> k_row(uint32_t i, float* row) const {
+    return contiguous_row(fill(i, cache_.k, cache_.k_scale, row), cache_.layout.head_dim);
+  }
+  RowView<float> v_row(uint32_t i, float* row) const {
+    return contiguous_row(fill(i, cache_.v, cache_.v_scale, row), cache_.layout.head_dim);
+  }
 
  private:
   const float* fill(uint32_t i, const std::vector<int8_t>& codes,
@@ -36,13 +40,17 @@ class Int8Source {
 };
 
 template <KvElement T>
-class KiviSource {
+class KiviSource : public NoPrefetch {
  public:
   KiviSource(const Int4KiviCache& cache, const PagedKv<const T>& residual,
              const DecodeSequence& seq, uint32_t num_quantized)
       : cache_(cache), residual_(residual), seq_(seq), num_quantized_(num_quantized) {}
-  const float* k_row(uint32_t i, float* row) const { return fill(i, true, row); }
-  const float* v_row(uint32_t i, float* row) const { return fill(i, false, row); }
+  RowView<float> k_row(uint32_t i, float* row) const {
+    return contiguous_row(fill(i, true, row), cache_.layout.head_dim);
+  }
+  RowView<float> v_row(uint32_t i, float* row) const {
+    return contiguous_row(fill(i, false, row), cache_.layout.head_dim);
+  }
 
  private:
   const float* fill(uint32_t i, bool key, float* row) const {

@@ -10,6 +10,7 @@
 
 #include "kernels/eigen_core.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -51,8 +52,38 @@ inline void store16_partial(float* p, Vec16 a, uint32_t n) {
 inline Vec16 fma16(Vec16 a, Vec16 b, Vec16 c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
 inline Vec16 mul16(Vec16 a, Vec16 b) { return {_mm512_mul_ps(a.v, b.v)}; }
 inline Vec16 add16(Vec16 a, Vec16 b) { return {_mm512_add_ps(a.v, b.v)}; }
-// Sum of the lanes (a fixed tree: the same inputs give the same sum).
+inline Vec16 max16(Vec16 a, Vec16 b) { return {_mm512_max_ps(a.v, b.v)}; }
+inline float reduce_max16(Vec16 a) { return _mm512_reduce_max_ps(a.v); }
+// Sum of the lanes by halving (lane i + lane i+8, then +4, +2, +1): the same inputs give the
+// same sum, and reduce16x16 below follows the same tree.
 inline float reduce16(Vec16 a) { return _mm512_reduce_add_ps(a.v); }
+
+// out[t] = reduce16(in[t]) for 16 vectors at once, bit for bit: each of the four halving steps
+// of reduce16 is applied to two vectors per instruction (shuffles gather the halves), and a
+// final permutation puts the sums in order.
+inline void reduce16x16(const Vec16 in[16], float out[16]) {
+  __m512 z[8], w[4], v[2];
+  for (int k = 0; k < 8; ++k) {  // lanes i + i+8: z[k] = [in[k] | in[k+8]]
+    const __m512 lo = _mm512_shuffle_f32x4(in[k].v, in[k + 8].v, 0x44);  // 256-bit low halves
+    const __m512 hi = _mm512_shuffle_f32x4(in[k].v, in[k + 8].v, 0xEE);  // 256-bit high halves
+    z[k] = _mm512_add_ps(lo, hi);
+  }
+  for (int m = 0; m < 4; ++m) {  // + lanes 4 apart: 128-bit lanes of z[m], z[m+4]
+    const __m512 lo = _mm512_shuffle_f32x4(z[m], z[m + 4], 0x88);  // lanes 0, 2 of each
+    const __m512 hi = _mm512_shuffle_f32x4(z[m], z[m + 4], 0xDD);  // lanes 1, 3 of each
+    w[m] = _mm512_add_ps(lo, hi);
+  }
+  for (int n = 0; n < 2; ++n) {  // + elements 2 apart within each 128-bit lane
+    const __m512 lo = _mm512_shuffle_ps(w[n], w[n + 2], 0x44);  // elements 0, 1
+    const __m512 hi = _mm512_shuffle_ps(w[n], w[n + 2], 0xEE);  // elements 2, 3
+    v[n] = _mm512_add_ps(lo, hi);
+  }
+  const __m512 lo = _mm512_shuffle_ps(v[0], v[1], 0x88);  // elements 0, 2
+  const __m512 hi = _mm512_shuffle_ps(v[0], v[1], 0xDD);  // elements 1, 3
+  const __m512 sums = _mm512_add_ps(lo, hi);  // lane 4j+e holds in[order(j, e)]
+  const __m512i order = _mm512_setr_epi32(0, 2, 1, 3, 8, 10, 9, 11, 4, 6, 5, 7, 12, 14, 13, 15);
+  _mm512_storeu_ps(out, _mm512_permutexvar_ps(order, sums));
+}
 
 #else
 
@@ -94,14 +125,34 @@ inline Vec16 add16(Vec16 a, Vec16 b) {
   for (uint32_t i = 0; i < kLanes; ++i) a.v[i] += b.v[i];
   return a;
 }
+inline Vec16 max16(Vec16 a, Vec16 b) {
+  for (uint32_t i = 0; i < kLanes; ++i) a.v[i] = a.v[i] > b.v[i] ? a.v[i] : b.v[i];
+  return a;
+}
+inline float reduce_max16(Vec16 a) {
+  float m = a.v[0];
+  for (float x : a.v) m = x > m ? x : m;
+  return m;
+}
 inline float reduce16(Vec16 a) {
   for (uint32_t width = kLanes / 2; width > 0; width /= 2) {
     for (uint32_t i = 0; i < width; ++i) a.v[i] += a.v[i + width];
   }
   return a.v[0];
 }
+inline void reduce16x16(const Vec16 in[16], float out[16]) {
+  for (int t = 0; t < 16; ++t) out[t] = reduce16(in[t]);
+}
 
 #endif
+
+// Asks the cache hierarchy for [p, p + bytes) ahead of use (one request per 64-byte line),
+// into L1 (kLocality 3) or only as far as L2 (kLocality 2).
+template <int kLocality = 3>
+inline void prefetch_bytes(const void* p, size_t bytes) {
+  const char* c = static_cast<const char*>(p);
+  for (size_t offset = 0; offset < bytes; offset += 64) __builtin_prefetch(c + offset, 0, kLocality);
+}
 
 // q . k over n elements, accumulated lane-wise (element d in lane d % 16) then reduced.
 template <typename T>
