@@ -12,15 +12,14 @@
 // against the targets: contiguous >= 60% of stream at 16k, paged >= 85% of contiguous,
 // NZ >= 80% of ND, flash >= 3x the reference. Run with --benchmark_repetitions=N (default 5).
 #include <benchmark/benchmark.h>
-
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <new>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
+#include <new>
 #include <numeric>
 #include <random>
 #include <string>
@@ -107,8 +106,8 @@ struct DecodeData {
   Layout layout;
   uint32_t tokens = 0;
   uint32_t copies = 0;
-  HugeVector<T> k, v;                            // contiguous: copies x [tokens, 8, 128]
-  std::vector<std::vector<uint32_t>> tables;     // paged / NZ: one block table per sequence
+  HugeVector<T> k, v;                         // contiguous: copies x [tokens, 8, 128]
+  std::vector<std::vector<uint32_t>> tables;  // paged / NZ: one block table per sequence
   BlockLayout block;
   std::vector<float> q = random_floats(kDecodeShape.q_width(), 2);
 };
@@ -188,9 +187,13 @@ void BM_DecodeFp16(benchmark::State& state, Layout layout) {
   BM_Decode<Eigen::half>(state, layout);
 }
 
-#define KVSIM_DECODE_BENCH(function, name, layout)                                      \
-  BENCHMARK_CAPTURE(function, name, layout)                                             \
-      ->Arg(1024)->Arg(4096)->Arg(16384)->Unit(benchmark::kMicrosecond)->UseRealTime()
+#define KVSIM_DECODE_BENCH(function, name, layout) \
+  BENCHMARK_CAPTURE(function, name, layout)        \
+      ->Arg(1024)                                  \
+      ->Arg(4096)                                  \
+      ->Arg(16384)                                 \
+      ->Unit(benchmark::kMicrosecond)              \
+      ->UseRealTime()
 KVSIM_DECODE_BENCH(BM_DecodeFp32, contiguous, Layout::kContiguous);
 KVSIM_DECODE_BENCH(BM_DecodeFp32, paged, Layout::kPaged);
 KVSIM_DECODE_BENCH(BM_DecodeFp32, nz, Layout::kNz);
@@ -222,7 +225,8 @@ const PrefillData& prefill_data(uint32_t tokens) {
 
 void BM_PrefillFlash(benchmark::State& state) {
   const PrefillData& d = prefill_data(static_cast<uint32_t>(state.range(0)));
-  const BlockLayout block{kBlockSize, kPrefillShape.kv_heads, kPrefillShape.head_dim, kLanes, kLanes};
+  const BlockLayout block{kBlockSize, kPrefillShape.kv_heads, kPrefillShape.head_dim, kLanes,
+                          kLanes};
   std::vector<float> k(d.k.size()), v(d.v.size()), out(d.q.size());
   const PagedKv<float> cache{block, k, v};
   const KvWrite write{d.table, 0, d.tokens};
@@ -258,8 +262,8 @@ class MedianCollector : public benchmark::ConsoleReporter {
       const std::string name = run.run_name.str();
       if (!median && medians_.count(name) > 0 && has_median_.count(name) > 0) continue;
       const auto gbps = run.counters.find("GB/s");
-      medians_[name] = gbps != run.counters.end() ? gbps->second.value
-                                                  : run.GetAdjustedRealTime();
+      medians_[name] =
+          gbps != run.counters.end() ? gbps->second.value / 1e9 : run.GetAdjustedRealTime();
       if (median) has_median_[name] = true;
     }
   }
@@ -269,7 +273,7 @@ class MedianCollector : public benchmark::ConsoleReporter {
   }
 
  private:
-  std::map<std::string, double> medians_;  // GB/s, or real time (ms) for prefill
+  std::map<std::string, double> medians_;  // GB/s (1e9 bytes/s), or real time (ms) for prefill
   std::map<std::string, bool> has_median_;
 };
 

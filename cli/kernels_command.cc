@@ -3,7 +3,6 @@
 // Exit code 1 when any kernel exceeds its tolerance.
 #include <cstdio>
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
@@ -42,8 +41,8 @@ void print_text(const kernels::ValidationReport& report, const ValidateOptions& 
     std::printf("%-24s %6u %12.3e %12.3e %10.1e  %s\n", k.name.c_str(), k.cases, k.max_abs_err,
                 k.max_rel_err, k.tolerance, k.pass ? "pass" : "FAIL");
   }
-  std::printf("\n%s\n", report.pass ? "all kernels within tolerance"
-                                    : "some kernels exceed their tolerance");
+  std::printf("\n%s\n",
+              report.pass ? "all kernels within tolerance" : "some kernels exceed their tolerance");
 }
 
 int run_validate(const ValidateOptions& o) {
@@ -62,8 +61,7 @@ void register_kernels_command(CLI::App& app, CommandFn* chosen) {
   CLI::App* command = app.add_subcommand("kernels", "reference attention kernels");
   command->require_subcommand(1);
   auto options = std::make_shared<ValidateOptions>();
-  CLI::App* validate =
-      command->add_subcommand("validate", "check every kernel against the oracle");
+  CLI::App* validate = command->add_subcommand("validate", "check every kernel against the oracle");
   validate->add_option("--seed", options->seed, "random seed of the cases")->capture_default_str();
   validate->add_option("--cases", options->cases, "random cases per kernel")
       ->check(CLI::Range(1u, 100000u))

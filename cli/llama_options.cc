@@ -23,8 +23,9 @@ StatusOr<LoadedLlama> load_llama(const LlamaOptions& options) {
   KVSIM_ASSIGN_OR_RETURN(kernels::LlamaWeights weights,
                          kernels::load_llama_checkpoint(resolve_data_path(options.checkpoint)));
   const uint32_t vocab_size = weights.config.vocab_size;
-  KVSIM_ASSIGN_OR_RETURN(kernels::Tokenizer tokenizer,
-                         kernels::Tokenizer::load(resolve_data_path(options.tokenizer), vocab_size));
+  KVSIM_ASSIGN_OR_RETURN(
+      kernels::Tokenizer tokenizer,
+      kernels::Tokenizer::load(resolve_data_path(options.tokenizer), vocab_size));
   LoadedLlama loaded;
   loaded.model = std::make_unique<kernels::LlamaModel>(std::move(weights));
   loaded.tokenizer = std::make_unique<kernels::Tokenizer>(std::move(tokenizer));
@@ -39,8 +40,9 @@ StatusOr<kernels::KvStoreOptions> kv_store_options(const LlamaOptions& options) 
   }
   store.nz = options.kv_layout == "nz";
   if (options.kv_dtype != "fp32" && options.kv_dtype != "fp16") {
-    return Status::invalid_argument(
-        "--kv-dtype: " + unknown_name_message("KV storage dtype", options.kv_dtype, {"fp32", "fp16"}));
+    return Status::invalid_argument("--kv-dtype: " + unknown_name_message("KV storage dtype",
+                                                                          options.kv_dtype,
+                                                                          {"fp32", "fp16"}));
   }
   store.dtype = options.kv_dtype == "fp32" ? DType::kFp32 : DType::kFp16;
   store.block_size = options.block_size;

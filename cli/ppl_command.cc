@@ -4,9 +4,8 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/command.h"
 #include "cli/json_util.h"
@@ -77,8 +76,8 @@ void print_text(const kernels::PerplexityReport& report, uint32_t ctx) {
               "KL(full||p)", "top-1", "KV bytes/seq");
   for (const kernels::PolicyResult& r : report.results) {
     const std::string budget = r.budget_tokens ? std::to_string(*r.budget_tokens) : "-";
-    std::printf("%-16s %7s %9.4f %+10.4f %10.5f %6.2f%% %12s\n", r.policy.c_str(),
-                budget.c_str(), r.ppl, r.delta_ppl, r.kl, 100.0 * r.top1_agreement,
+    std::printf("%-16s %7s %9.4f %+10.4f %10.5f %6.2f%% %12s\n", r.policy.c_str(), budget.c_str(),
+                r.ppl, r.delta_ppl, r.kl, 100.0 * r.top1_agreement,
                 format_count(r.kv_bytes).c_str());
   }
 }
@@ -116,8 +115,9 @@ void register_ppl_command(CLI::App& app, CommandFn* chosen) {
   command->add_option("--text", options->text, "text file to score")->capture_default_str();
   command->add_option("--ctx", options->ctx, "window length in tokens (default: seq_len)");
   command->add_option("--max-tokens", options->max_tokens, "score only the first N tokens");
-  command->add_option("--policy", options->policies,
-                      "full, window:W, sink:S,W, h2o:H,R, int8, int4:G,R (repeatable)")
+  command
+      ->add_option("--policy", options->policies,
+                   "full, window:W, sink:S,W, h2o:H,R, int8, int4:G,R (repeatable)")
       ->required();
   command->add_option("--budgets", options->budgets, "cache budgets in tokens (e.g. 16,32,64)")
       ->delimiter(',')

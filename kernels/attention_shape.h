@@ -22,8 +22,8 @@ struct AttentionShape {
 
   uint32_t group_size() const { return num_heads / kv_heads; }
   uint32_t kv_head(uint32_t head) const { return head / group_size(); }
-  uint32_t q_width() const { return num_heads * head_dim; }   // floats per query token
-  uint32_t kv_width() const { return kv_heads * head_dim; }   // floats per K (or V) token
+  uint32_t q_width() const { return num_heads * head_dim; }  // floats per query token
+  uint32_t kv_width() const { return kv_heads * head_dim; }  // floats per K (or V) token
   float scale() const { return 1.0f / std::sqrt(static_cast<float>(head_dim)); }
 
   Status validate() const {

@@ -1,6 +1,6 @@
 // ByteReader: bounds-checked reading of little-endian int32 / fp32 / byte runs from a buffer,
-// for the binary model and tokenizer files (append_bytes is the writing side). A read past the end fails (returns false) and
-// leaves the reader where it was; nothing is read out of bounds.
+// for the binary model and tokenizer files (append_bytes is the writing side). A read past the end
+// fails (returns false) and leaves the reader where it was; nothing is read out of bounds.
 #pragma once
 
 #include <cstdint>

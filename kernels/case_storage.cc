@@ -4,6 +4,7 @@
 #include <numeric>
 #include <random>
 
+#include "core/capacity.h"
 #include "kernels/simd16.h"
 
 namespace kvsim::kernels {
@@ -30,11 +31,8 @@ BlockPlan plan_blocks(const AttentionCase& c) {
 }
 
 BlockLayout layout_of(const AttentionCase& c) {
-  BlockLayout layout;
-  layout.block_size = c.block_size;
-  layout.kv_heads = c.shape.kv_heads;
-  layout.head_dim = c.shape.head_dim;
-  layout.nz_width = kLanes;
+  BlockLayout layout =
+      block_layout(KvShape{1, 2, c.shape.kv_heads, c.shape.head_dim}, c.block_size, kLanes);
   layout.nz_row_align = c.nz_row_align;
   return layout;
 }

@@ -25,8 +25,7 @@ struct ContiguousKv {
 };
 
 template <KvElement T>
-void decode_attention_contiguous(const AttentionShape& shape,
-                                 std::span<const ContiguousKv<T>> kv,
+void decode_attention_contiguous(const AttentionShape& shape, std::span<const ContiguousKv<T>> kv,
                                  std::span<const DecodeSequence> seqs, std::span<const float> q,
                                  std::span<float> out, DecodeWorkspace* ws);
 

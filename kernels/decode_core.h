@@ -18,12 +18,10 @@
 //   void prefetch_k(uint32_t i) const                   // start loading row i (may do nothing)
 //   void prefetch_v(uint32_t i) const
 //
-// Rows are prefetched one tile ahead: a sequence's rows are scattered over blocks that the
-// hardware prefetcher does not follow. The results depend only on the values read, not on the
+// Rows are prefetched kPrefetchDistance positions ahead (wide tiles: the next wide tile): a
+// sequence's rows are scattered over blocks that the hardware prefetcher does not follow. The results depend only on the values read, not on the
 // layout (see decode_tiles.h), so contiguous, paged ND and NZ agree bit for bit.
 #pragma once
-
-#include "kernels/eigen_core.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -33,6 +31,7 @@
 #include "core/check.h"
 #include "kernels/attention_shape.h"
 #include "kernels/decode_tiles.h"
+#include "kernels/eigen_core.h"
 #include "kernels/kv_cache_view.h"
 #include "kernels/simd16.h"
 
@@ -81,13 +80,24 @@ inline void for_each_head_block(const AttentionShape& shape, const TileFn& tile)
     uint32_t h = g * group;
     for (; h + 4 <= (g + 1) * group; h += 4) tile.template operator()<4>(g, h);
     switch ((g + 1) * group - h) {
-      case 3: tile.template operator()<3>(g, h); break;
-      case 2: tile.template operator()<2>(g, h); break;
-      case 1: tile.template operator()<1>(g, h); break;
-      default: break;
+      case 3:
+        tile.template operator()<3>(g, h);
+        break;
+      case 2:
+        tile.template operator()<2>(g, h);
+        break;
+      case 1:
+        tile.template operator()<1>(g, h);
+        break;
+      default:
+        break;
     }
   }
 }
+
+// Positions ahead of the tile being computed whose rows are prefetched (about 16-64 KiB of
+// K or V with the benchmark's shape: enough to cover a memory access at full bandwidth).
+inline constexpr uint32_t kPrefetchDistance = 4 * kTileRows;
 
 // The RowViews of the tile starting at attended index i (past the end: the last row again).
 template <typename RowSource, typename View>
@@ -97,9 +107,11 @@ inline void tile_rows(const RowSource& source, bool key, uint32_t i, uint32_t n,
     const uint32_t index = std::min(i + t, n - 1);
     float* own = scratch + size_t{t} * scratch_stride;
     rows[t] = key ? source.k_row(index, own) : source.v_row(index, own);
-    if (i + t + 4 * kTileRows < n) {
-      if (key) source.prefetch_k(i + t + 4 * kTileRows);
-      else source.prefetch_v(i + t + 4 * kTileRows);
+    if (i + t + kPrefetchDistance < n) {
+      if (key)
+        source.prefetch_k(i + t + kPrefetchDistance);
+      else
+        source.prefetch_v(i + t + kPrefetchDistance);
     }
   }
 }
@@ -134,8 +146,8 @@ inline bool is_wide_tile(const RowSource& source, uint32_t i) {
 
 // Pass 1 over every position: scores, kTileRows (or kWideRows) positions at a time.
 template <typename RowSource, typename View>
-void score_pass(const AttentionShape& shape, const float* q, uint32_t n,
-                const RowSource& source, DecodeWorkspace* ws, View* rows) {
+void score_pass(const AttentionShape& shape, const float* q, uint32_t n, const RowSource& source,
+                DecodeWorkspace* ws, View* rows) {
   const uint32_t stride = round_up16(n);
   const uint32_t scratch_stride = shape.kv_width() + kLanes;
   for (uint32_t i = 0; i < n;) {
@@ -190,8 +202,8 @@ void accumulate_pass(const AttentionShape& shape, uint32_t n, const RowSource& s
 // One sequence: q [num_heads, head_dim] -> out [num_heads, head_dim] over `n` positions.
 template <typename RowSource>
 void decode_sequence(const AttentionShape& shape, const float* q, uint32_t n,
-                     const RowSource& source, std::span<float> attention_sums,
-                     DecodeWorkspace* ws, float* out) {
+                     const RowSource& source, std::span<float> attention_sums, DecodeWorkspace* ws,
+                     float* out) {
   KVSIM_CHECK(n >= 1, "decode: a sequence attends to at least one position");
   using View = decltype(source.k_row(0, nullptr));
   ws->scores.resize(size_t{shape.num_heads} * round_up16(n));
@@ -211,8 +223,8 @@ struct NoPrefetch {
 };
 
 // Checks the batch arguments every decode kernel shares.
-inline void check_decode_batch(const AttentionShape& shape, size_t batch,
-                               std::span<const float> q, std::span<float> out) {
+inline void check_decode_batch(const AttentionShape& shape, size_t batch, std::span<const float> q,
+                               std::span<float> out) {
   KVSIM_CHECK(shape.validate().is_ok(), "decode: invalid attention shape");
   KVSIM_CHECK(q.size() == batch * shape.q_width() && out.size() == q.size(),
               "decode: Q and O must be [batch, num_heads, head_dim]");

@@ -15,8 +15,7 @@ class NzSequence {
   uint32_t slot(uint32_t i) const { return seq_.position(i) % layout_.block_size; }
   // Offset of the block that holds attended position i.
   size_t block_base(uint32_t i) const {
-    return size_t{seq_.block_table[seq_.position(i) / layout_.block_size]} *
-           layout_.nz_elements();
+    return size_t{seq_.block_table[seq_.position(i) / layout_.block_size]} * layout_.nz_elements();
   }
   // Offset of position i's fractal row in fractal column 0.
   size_t row_base(uint32_t i) const { return block_base(i) + size_t{slot(i)} * kLanes; }
@@ -112,11 +111,11 @@ void decode_attention_nz(const AttentionShape& shape, const PagedKv<const T>& ca
     const float* q_b = q.data() + b * shape.q_width();
     float* out_b = out.data() + b * shape.q_width();
     if (shape.head_dim % kLanes == 0) {
-      decode_sequence(shape, q_b, seq.num_attended(), NzDirectSource<T>(nz), seq.attention_sums,
-                      ws, out_b);
+      decode_sequence(shape, q_b, seq.num_attended(), NzDirectSource<T>(nz), seq.attention_sums, ws,
+                      out_b);
     } else {
-      decode_sequence(shape, q_b, seq.num_attended(), NzGatherSource<T>(nz), seq.attention_sums,
-                      ws, out_b);
+      decode_sequence(shape, q_b, seq.num_attended(), NzGatherSource<T>(nz), seq.attention_sums, ws,
+                      out_b);
     }
   }
 }

@@ -24,8 +24,9 @@ class Int8Source : public NoPrefetch {
                     const std::vector<Eigen::half>& scales, float* row) const {
     const BlockLayout& layout = cache_.layout;
     const uint32_t pos = seq_.position(i);
-    const size_t slot_index = size_t{seq_.block_table[pos / layout.block_size]} *
-                                  layout.block_size + pos % layout.block_size;
+    const size_t slot_index =
+        size_t{seq_.block_table[pos / layout.block_size]} * layout.block_size +
+        pos % layout.block_size;
     const uint32_t d = layout.head_dim;
     for (uint32_t h = 0; h < layout.kv_heads; ++h) {
       const Eigen::half scale = scales[slot_index * layout.kv_heads + h];
@@ -59,8 +60,10 @@ class KiviSource : public NoPrefetch {
     const size_t block = seq_.block_table[pos / layout.block_size];
     const uint32_t slot = pos % layout.block_size;
     if (pos < num_quantized_) {
-      if (key) cache_.dequantize_k_row(block, slot, row);
-      else cache_.dequantize_v_row(block, slot, row);
+      if (key)
+        cache_.dequantize_k_row(block, slot, row);
+      else
+        cache_.dequantize_v_row(block, slot, row);
     } else {
       const T* src = (key ? residual_.k.data() : residual_.v.data()) +
                      (block * layout.block_size + slot) * layout.columns();
@@ -92,8 +95,7 @@ void decode_attention_int8(const AttentionShape& shape, const Int8KvCache& cache
 
 template <KvElement T>
 void decode_attention_kivi(const AttentionShape& shape, const Int4KiviCache& cache,
-                           const PagedKv<const T>& residual,
-                           std::span<const DecodeSequence> seqs,
+                           const PagedKv<const T>& residual, std::span<const DecodeSequence> seqs,
                            std::span<const uint32_t> num_quantized, std::span<const float> q,
                            std::span<float> out, DecodeWorkspace* ws) {
   check_decode_batch(shape, seqs.size(), q, out);
@@ -104,9 +106,9 @@ void decode_attention_kivi(const AttentionShape& shape, const Int4KiviCache& cac
               "decode_kivi: the residual cache must have the KIVI cache's blocks");
   for (size_t b = 0; b < seqs.size(); ++b) {
     check_paged_sequence(seqs[b], cache.layout.block_size, cache.num_blocks);
-    KVSIM_CHECK(num_quantized[b] % cache.config.group == 0 &&
-                    num_quantized[b] <= seqs[b].context_len,
-                "decode_kivi: num_quantized must be whole groups within the context");
+    KVSIM_CHECK(
+        num_quantized[b] % cache.config.group == 0 && num_quantized[b] <= seqs[b].context_len,
+        "decode_kivi: num_quantized must be whole groups within the context");
     decode_sequence(shape, q.data() + b * shape.q_width(), seqs[b].num_attended(),
                     KiviSource<T>(cache, residual, seqs[b], num_quantized[b]),
                     seqs[b].attention_sums, ws, out.data() + b * shape.q_width());
@@ -121,8 +123,7 @@ template void decode_attention_kivi<float>(const AttentionShape&, const Int4Kivi
 template void decode_attention_kivi<Eigen::half>(const AttentionShape&, const Int4KiviCache&,
                                                  const PagedKv<const Eigen::half>&,
                                                  std::span<const DecodeSequence>,
-                                                 std::span<const uint32_t>,
-                                                 std::span<const float>, std::span<float>,
-                                                 DecodeWorkspace*);
+                                                 std::span<const uint32_t>, std::span<const float>,
+                                                 std::span<float>, DecodeWorkspace*);
 
 }  // namespace kvsim::kernels

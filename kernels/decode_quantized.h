@@ -25,8 +25,7 @@ void decode_attention_int8(const AttentionShape& shape, const Int8KvCache& cache
 
 template <KvElement T>
 void decode_attention_kivi(const AttentionShape& shape, const Int4KiviCache& cache,
-                           const PagedKv<const T>& residual,
-                           std::span<const DecodeSequence> seqs,
+                           const PagedKv<const T>& residual, std::span<const DecodeSequence> seqs,
                            std::span<const uint32_t> num_quantized, std::span<const float> q,
                            std::span<float> out, DecodeWorkspace* ws);
 

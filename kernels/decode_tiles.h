@@ -96,8 +96,8 @@ inline void score_tile(const float* q, uint32_t head_dim, float scale, uint32_t 
 // O[h] += P[h, i+t] * V_t for heads [h0, h0 + NH) of KV head g; positions t >= count weigh 0.
 template <uint32_t NH, typename E>
 inline void accumulate_tile(const float* probs, uint32_t head_dim, uint32_t g, uint32_t h0,
-                            const RowView<E>* rows, uint32_t i, uint32_t count,
-                            uint32_t stride, float* out) {
+                            const RowView<E>* rows, uint32_t i, uint32_t count, uint32_t stride,
+                            float* out) {
   const TileHeads<E> heads(rows, g);
   Vec16 p[kTileRows][NH];
   for (uint32_t t = 0; t < kTileRows; ++t) {
@@ -162,8 +162,8 @@ inline const float* wide_tile_keys(const RowView<E>& first, uint32_t g, uint32_t
 
 template <typename E>
 inline void score_wide_tile(const float* q, uint32_t head_dim, float scale, uint32_t g,
-                            uint32_t h_begin, uint32_t h_end, const RowView<E>& first,
-                            uint32_t i, uint32_t stride, float* staging, float* scores) {
+                            uint32_t h_begin, uint32_t h_end, const RowView<E>& first, uint32_t i,
+                            uint32_t stride, float* staging, float* scores) {
   size_t chunk_stride = 0;
   const float* keys = wide_tile_keys(first, g, head_dim, staging, &chunk_stride);
   for (uint32_t h = h_begin; h < h_end; ++h) {
@@ -173,7 +173,8 @@ inline void score_wide_tile(const float* q, uint32_t head_dim, float scale, uint
     for (uint32_t c = 0; c < head_dim / kLanes; ++c) {
       const Vec16 qv = load16(qh + c * kLanes);
       const float* column = keys + c * chunk_stride;
-      for (uint32_t t = 0; t < kWideRows; ++t) acc[t] = fma16(qv, load16(column + t * kLanes), acc[t]);
+      for (uint32_t t = 0; t < kWideRows; ++t)
+        acc[t] = fma16(qv, load16(column + t * kLanes), acc[t]);
     }
     float sums[kWideRows];
     reduce16x16(acc, sums);

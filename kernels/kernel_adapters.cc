@@ -58,7 +58,8 @@ DecodeBatch decode_batch(const AttentionCase& c, const BlockPlan* plan,
   return batch;
 }
 
-std::vector<std::vector<float>> split_outputs(const AttentionCase& c, const std::vector<float>& out) {
+std::vector<std::vector<float>> split_outputs(const AttentionCase& c,
+                                              const std::vector<float>& out) {
   std::vector<std::vector<float>> outputs;
   size_t offset = 0;
   for (const CaseSequence& seq : c.sequences) {
@@ -87,11 +88,14 @@ Pool<T> fill_pool(const AttentionCase& c, const BlockPlan& plan, bool nz) {
   pool.k.assign(plan.num_blocks * elements, from_float<T>(0.0f));
   pool.v.assign(pool.k.size(), from_float<T>(0.0f));
   pool.view = {layout, pool.k, pool.v};
-  write_in_chunks(c, plan, [&](const std::vector<KvWrite>& w, const std::vector<float>& k,
-                               const std::vector<float>& v) {
-    if (nz) write_kv_nz<T>(pool.view, w, k, v);
-    else write_kv_nd<T>(pool.view, w, k, v);
-  });
+  write_in_chunks(
+      c, plan,
+      [&](const std::vector<KvWrite>& w, const std::vector<float>& k, const std::vector<float>& v) {
+        if (nz)
+          write_kv_nz<T>(pool.view, w, k, v);
+        else
+          write_kv_nd<T>(pool.view, w, k, v);
+      });
   return pool;
 }
 
@@ -120,7 +124,8 @@ class ContiguousAdapter final : public DecodeAdapterBase<T> {
       }
     }
     std::vector<ContiguousKv<T>> kv;
-    for (size_t b = 0; b < c.sequences.size(); ++b) kv.push_back({storage[2 * b], storage[2 * b + 1]});
+    for (size_t b = 0; b < c.sequences.size(); ++b)
+      kv.push_back({storage[2 * b], storage[2 * b + 1]});
     DecodeBatch batch = decode_batch(c, nullptr, sums);
     DecodeWorkspace ws;
     decode_attention_contiguous<T>(c.shape, kv, batch.seqs, batch.q, batch.out, &ws);
@@ -140,8 +145,10 @@ class PagedAdapter final : public DecodeAdapterBase<T> {
     const Pool<T> pool = fill_pool<T>(c, plan, kNz);
     DecodeBatch batch = decode_batch(c, &plan, sums);
     DecodeWorkspace ws;
-    if (kNz) decode_attention_nz<T>(c.shape, pool.view, batch.seqs, batch.q, batch.out, &ws);
-    else decode_attention_paged<T>(c.shape, pool.view, batch.seqs, batch.q, batch.out, &ws);
+    if (kNz)
+      decode_attention_nz<T>(c.shape, pool.view, batch.seqs, batch.q, batch.out, &ws);
+    else
+      decode_attention_paged<T>(c.shape, pool.view, batch.seqs, batch.q, batch.out, &ws);
     return split_outputs(c, batch.out);
   }
 };
@@ -157,8 +164,9 @@ class Int8Adapter final : public DecodeAdapterBase<float> {
                                       std::vector<std::vector<float>>* sums) const override {
     const BlockPlan plan = plan_blocks(c);
     Int8KvCache cache(layout_of(c), plan.num_blocks);
-    write_in_chunks(c, plan, [&](const std::vector<KvWrite>& w, const std::vector<float>& k,
-                                 const std::vector<float>& v) { write_kv_int8(&cache, w, k, v); });
+    write_in_chunks(c, plan,
+                    [&](const std::vector<KvWrite>& w, const std::vector<float>& k,
+                        const std::vector<float>& v) { write_kv_int8(&cache, w, k, v); });
     DecodeBatch batch = decode_batch(c, &plan, sums);
     DecodeWorkspace ws;
     decode_attention_int8(c.shape, cache, batch.seqs, batch.q, batch.out, &ws);
@@ -199,8 +207,8 @@ class KiviAdapter final : public DecodeAdapterBase<float> {
     }
     DecodeBatch batch = decode_batch(c, &plan, sums);
     DecodeWorkspace ws;
-    decode_attention_kivi<float>(c.shape, cache, residual.view, batch.seqs, num_quantized,
-                                 batch.q, batch.out, &ws);
+    decode_attention_kivi<float>(c.shape, cache, residual.view, batch.seqs, num_quantized, batch.q,
+                                 batch.out, &ws);
     return split_outputs(c, batch.out);
   }
 };

@@ -23,13 +23,14 @@ void accumulate(const std::vector<float>& actual, const std::vector<float>& expe
   for (size_t i = 0; i < actual.size(); ++i) {
     const double diff = std::fabs(static_cast<double>(actual[i]) - expected[i]);
     error->max_abs = std::isnan(diff) ? INFINITY : std::max(error->max_abs, diff);
-    error->max_expected = std::max(error->max_expected, std::fabs(static_cast<double>(expected[i])));
+    error->max_expected =
+        std::max(error->max_expected, std::fabs(static_cast<double>(expected[i])));
   }
 }
 
 void fold(const CaseError& error, KernelReport* report) {
   const double rel = error.max_expected > 0.0 ? error.max_abs / error.max_expected
-                                             : (error.max_abs > 0.0 ? INFINITY : 0.0);
+                                              : (error.max_abs > 0.0 ? INFINITY : 0.0);
   report->cases += 1;
   report->max_abs_err = std::max(report->max_abs_err, error.max_abs);
   report->max_rel_err = std::max(report->max_rel_err, rel);
@@ -44,9 +45,8 @@ KernelReport validate_attention(const AttentionKernelAdapter& adapter, uint64_t 
   std::mt19937_64 rng(seed);
   for (uint32_t i = 0; i < cases; ++i) {
     const AttentionCase c = random_case(adapter.kind(), &rng);
-    const auto expected = oracle_outputs(c, [&](const std::vector<float>& x, bool is_key) {
-      return adapter.stored(c, x, is_key);
-    });
+    const auto expected = oracle_outputs(
+        c, [&](const std::vector<float>& x, bool is_key) { return adapter.stored(c, x, is_key); });
     const auto actual = adapter.run(c, nullptr);
     CaseError error;
     for (size_t b = 0; b < actual.size(); ++b) accumulate(actual[b], expected[b], &error);
@@ -85,11 +85,12 @@ void check_storage(const AttentionCase& c, KernelReport* nd_report, KernelReport
   std::vector<T> nz_k(plan.num_blocks * layout.nz_elements()), nz_v(nz_k.size());
   const PagedKv<T> nd{layout, nd_k, nd_v};
   const PagedKv<T> nz{layout, nz_k, nz_v};
-  write_in_chunks(c, plan, [&](const std::vector<KvWrite>& w, const std::vector<float>& k,
-                               const std::vector<float>& v) {
-    write_kv_nd<T>(nd, w, k, v);
-    write_kv_nz<T>(nz, w, k, v);
-  });
+  write_in_chunks(
+      c, plan,
+      [&](const std::vector<KvWrite>& w, const std::vector<float>& k, const std::vector<float>& v) {
+        write_kv_nd<T>(nd, w, k, v);
+        write_kv_nz<T>(nz, w, k, v);
+      });
   std::vector<float> expected_k, expected_v;
   for (const CaseSequence& seq : c.sequences) {
     for (float x : seq.k) expected_k.push_back(round_to_storage<T>(x));

@@ -45,8 +45,7 @@ struct PagedKv {
 
   // A writable cache is also a read-only one.
   operator PagedKv<const E>() const  // NOLINT: implicit by design
-    requires(!std::is_const_v<E>)
-  {
+      requires(!std::is_const_v<E>) {
     return {layout, k, v};
   }
 };

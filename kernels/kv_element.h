@@ -6,13 +6,12 @@
 // kv_dtype<T>() names it as core/dtype.h does, so byte counts come from dtype_bits().
 #pragma once
 
-#include "kernels/eigen_core.h"
-
 #include <concepts>
 #include <cstddef>
 #include <type_traits>
 
 #include "core/dtype.h"
+#include "kernels/eigen_core.h"
 
 namespace kvsim::kernels {
 

@@ -36,8 +36,8 @@ StatusOr<KvPolicy> parse_kv_policy(std::string_view spec) {
   if (spec.substr(0, 5) == "int4:") {
     KVSIM_ASSIGN_OR_RETURN(policy.kivi, parse_int4(spec.substr(5)));
     policy.quant = KvQuant::kInt4Kivi;
-    policy.name = "int4:" + std::to_string(policy.kivi.group) + "," +
-                  std::to_string(policy.kivi.residual);
+    policy.name =
+        "int4:" + std::to_string(policy.kivi.group) + "," + std::to_string(policy.kivi.residual);
     return policy;
   }
   auto retention = make_retention_policy(spec);
@@ -65,8 +65,8 @@ StatusOr<KvPolicy> kv_policy_at_budget(std::string_view spec, uint64_t budget) {
   if (name == "sink") {
     if (budget <= first) {
       return Status::invalid_argument("budget " + b + " leaves no window after " +
-                                      std::to_string(first) + " sink tokens (" +
-                                      std::string(spec) + ")");
+                                      std::to_string(first) + " sink tokens (" + std::string(spec) +
+                                      ")");
     }
     return parse_kv_policy("sink:" + std::to_string(first) + "," + std::to_string(budget - first));
   }

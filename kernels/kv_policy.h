@@ -25,10 +25,10 @@
 namespace kvsim::kernels {
 
 struct KvPolicy {
-  std::string name;                                   // canonical spec
-  std::shared_ptr<const RetentionPolicy> retention;   // null: keeps everything
+  std::string name;                                  // canonical spec
+  std::shared_ptr<const RetentionPolicy> retention;  // null: keeps everything
   KvQuant quant = KvQuant::kNone;
-  KiviConfig kivi;                                    // for int4
+  KiviConfig kivi;  // for int4
 
   bool evicts() const { return retention != nullptr && retention->budget_tokens().has_value(); }
   std::optional<uint64_t> budget_tokens() const {

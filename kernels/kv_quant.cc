@@ -13,9 +13,7 @@ constexpr float kInt8Max = 127.0f;
 constexpr float kInt4Max = 15.0f;
 constexpr float kHalfMax = 65504.0f;
 
-Eigen::half to_half_saturated(float x) {
-  return Eigen::half(std::clamp(x, -kHalfMax, kHalfMax));
-}
+Eigen::half to_half_saturated(float x) { return Eigen::half(std::clamp(x, -kHalfMax, kHalfMax)); }
 
 void set_nibble(uint8_t* bytes, uint32_t index, uint8_t code) {
   uint8_t& byte = bytes[index / 2];
@@ -60,9 +58,12 @@ Int4Params quantize_int4(const float* x, uint32_t n, uint32_t stride, uint8_t* c
 }
 
 Int8KvCache::Int8KvCache(const BlockLayout& block_layout, uint32_t blocks)
-    : layout(block_layout), num_blocks(blocks),
-      k(size_t{blocks} * block_layout.nd_elements()), v(k.size()),
-      k_scale(size_t{blocks} * block_layout.block_size * block_layout.kv_heads), v_scale(k_scale.size()) {}
+    : layout(block_layout),
+      num_blocks(blocks),
+      k(size_t{blocks} * block_layout.nd_elements()),
+      v(k.size()),
+      k_scale(size_t{blocks} * block_layout.block_size * block_layout.kv_heads),
+      v_scale(k_scale.size()) {}
 
 void write_kv_int8(Int8KvCache* cache, std::span<const KvWrite> writes,
                    std::span<const float> k_new, std::span<const float> v_new) {
@@ -105,10 +106,9 @@ Status validate_kivi(const KiviConfig& config, uint32_t block_size) {
     return Status::invalid_argument("int4:G,R: G and R must be positive");
   }
   if (block_size % config.group != 0) {
-    return Status::invalid_argument("int4:G,R: the group size G (" +
-                                    std::to_string(config.group) +
-                                    ") must divide the block size (" +
-                                    std::to_string(block_size) + ")");
+    return Status::invalid_argument("int4:G,R: the group size G (" + std::to_string(config.group) +
+                                    ") must divide the block size (" + std::to_string(block_size) +
+                                    ")");
   }
   return Status::ok();
 }
@@ -120,7 +120,9 @@ uint32_t kivi_num_quantized(const KiviConfig& config, uint32_t num_tokens) {
 
 Int4KiviCache::Int4KiviCache(const BlockLayout& block_layout, uint32_t blocks,
                              const KiviConfig& kivi)
-    : layout(block_layout), num_blocks(blocks), config(kivi),
+    : layout(block_layout),
+      num_blocks(blocks),
+      config(kivi),
       packed_dim((block_layout.head_dim + 1) / 2),
       value_groups((block_layout.head_dim + kivi.group - 1) / kivi.group) {
   KVSIM_CHECK(validate_kivi(kivi, block_layout.block_size).is_ok(), "Int4KiviCache: bad config");
@@ -145,8 +147,8 @@ void Int4KiviCache::dequantize_k_row(size_t block, uint32_t slot, float* row) co
   const uint32_t d = layout.head_dim;
   const size_t group_index = block * (layout.block_size / config.group) + slot / config.group;
   for (uint32_t h = 0; h < layout.kv_heads; ++h) {
-    const uint8_t* codes = k_codes.data() +
-                           ((block * layout.block_size + slot) * layout.kv_heads + h) * packed_dim;
+    const uint8_t* codes =
+        k_codes.data() + ((block * layout.block_size + slot) * layout.kv_heads + h) * packed_dim;
     const size_t params = (group_index * layout.kv_heads + h) * d;
     for (uint32_t e = 0; e < d; ++e) {
       row[size_t{h} * d + e] =
@@ -190,8 +192,8 @@ void kivi_quantize_group(const PagedKv<const T>& residual, std::span<const uint3
   for (uint32_t h = 0; h < layout.kv_heads; ++h) {
     for (uint32_t e = 0; e < d; ++e) {  // keys: per channel over the G tokens
       const size_t column = size_t{h} * d + e;
-      const Int4Params p = quantize_int4(k.data() + column, g, static_cast<uint32_t>(width),
-                                         codes.data());
+      const Int4Params p =
+          quantize_int4(k.data() + column, g, static_cast<uint32_t>(width), codes.data());
       const size_t params = (group_index * layout.kv_heads + h) * d + e;
       cache->k_scale[params] = p.scale;
       cache->k_zero[params] = p.zero;
@@ -221,11 +223,10 @@ void kivi_quantize_group(const PagedKv<const T>& residual, std::span<const uint3
 template void kivi_quantize_group<float>(const PagedKv<const float>&, std::span<const uint32_t>,
                                          uint32_t, Int4KiviCache*);
 template void kivi_quantize_group<Eigen::half>(const PagedKv<const Eigen::half>&,
-                                               std::span<const uint32_t>, uint32_t,
-                                               Int4KiviCache*);
+                                               std::span<const uint32_t>, uint32_t, Int4KiviCache*);
 
-std::vector<float> kivi_round_trip(const KiviConfig& config, uint32_t kv_heads,
-                                   uint32_t head_dim, std::span<const float> x, bool is_key) {
+std::vector<float> kivi_round_trip(const KiviConfig& config, uint32_t kv_heads, uint32_t head_dim,
+                                   std::span<const float> x, bool is_key) {
   const uint32_t g = config.group;
   const size_t width = size_t{kv_heads} * head_dim;
   const uint32_t num_tokens = static_cast<uint32_t>(x.size() / width);
@@ -237,11 +238,13 @@ std::vector<float> kivi_round_trip(const KiviConfig& config, uint32_t kv_heads,
       if (is_key) {  // channel `column` over tokens t0 .. t0+G-1
         const Int4Params p = quantize_int4(x.data() + t0 * width + column, g,
                                            static_cast<uint32_t>(width), codes.data());
-        for (uint32_t t = 0; t < g; ++t) out[(t0 + t) * width + column] = dequantize_int4(codes[t], p);
+        for (uint32_t t = 0; t < g; ++t)
+          out[(t0 + t) * width + column] = dequantize_int4(codes[t], p);
       } else if (column % head_dim % g == 0) {  // token t0, channels column .. column+G-1
         const uint32_t count = std::min<uint32_t>(g, head_dim - column % head_dim);
         const Int4Params p = quantize_int4(x.data() + t0 * width + column, count, 1, codes.data());
-        for (uint32_t e = 0; e < count; ++e) out[t0 * width + column + e] = dequantize_int4(codes[e], p);
+        for (uint32_t e = 0; e < count; ++e)
+          out[t0 * width + column + e] = dequantize_int4(codes[e], p);
       }
     }
   }

@@ -22,8 +22,6 @@
 //   so a key group never straddles two blocks.
 #pragma once
 
-#include "kernels/eigen_core.h"
-
 #include <cmath>
 #include <cstdint>
 #include <span>
@@ -31,6 +29,7 @@
 
 #include "core/kv_layout.h"
 #include "core/status.h"
+#include "kernels/eigen_core.h"
 #include "kernels/kv_cache_view.h"
 #include "kernels/write_kv.h"
 
@@ -58,7 +57,7 @@ struct Int8KvCache {
   Int8KvCache(const BlockLayout& layout, uint32_t num_blocks);
   BlockLayout layout;
   uint32_t num_blocks;
-  std::vector<int8_t> k, v;                  // [num_blocks, block_size, kv_heads, head_dim]
+  std::vector<int8_t> k, v;                   // [num_blocks, block_size, kv_heads, head_dim]
   std::vector<Eigen::half> k_scale, v_scale;  // [num_blocks, block_size, kv_heads]
 };
 
@@ -68,8 +67,8 @@ void write_kv_int8(Int8KvCache* cache, std::span<const KvWrite> writes,
 
 // KIVI configuration: group size G and residual length R (tokens kept in full precision).
 struct KiviConfig {
-  uint32_t group = 32;     // G: tokens per key group, channels per value group
-  uint32_t residual = 128; // R: newest tokens never quantized
+  uint32_t group = 32;      // G: tokens per key group, channels per value group
+  uint32_t residual = 128;  // R: newest tokens never quantized
 };
 
 // Status for a KIVI configuration over blocks of `block_size` tokens (G >= 1, G divides it).
@@ -85,8 +84,8 @@ struct Int4KiviCache {
   BlockLayout layout;
   uint32_t num_blocks;
   KiviConfig config;
-  uint32_t packed_dim;                // ceil(head_dim / 2) bytes per head vector
-  uint32_t value_groups;              // ceil(head_dim / G)
+  uint32_t packed_dim;    // ceil(head_dim / 2) bytes per head vector
+  uint32_t value_groups;  // ceil(head_dim / G)
   std::vector<uint8_t> k_codes, v_codes;
   std::vector<Eigen::half> k_scale, k_zero, v_scale, v_zero;
 
@@ -110,7 +109,7 @@ std::vector<float> int8_round_trip(uint32_t head_dim, std::span<const float> x);
 // Reference round trip used by the oracle: the values a KIVI cache returns for a sequence of
 // `num_tokens` tokens given their fp32 K or V ([num_tokens, kv_heads, head_dim], already
 // rounded to the residual's storage type). Keys: is_key = true.
-std::vector<float> kivi_round_trip(const KiviConfig& config, uint32_t kv_heads,
-                                   uint32_t head_dim, std::span<const float> x, bool is_key);
+std::vector<float> kivi_round_trip(const KiviConfig& config, uint32_t kv_heads, uint32_t head_dim,
+                                   std::span<const float> x, bool is_key);
 
 }  // namespace kvsim::kernels

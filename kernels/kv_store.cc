@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/capacity.h"
 #include "kernels/decode_nz.h"
 #include "kernels/decode_paged.h"
 #include "kernels/decode_quantized.h"
@@ -14,13 +15,9 @@ std::span<const float> row_span(const RowMatrix& m) {
   return {m.data(), static_cast<size_t>(m.size())};
 }
 
+// One layer's block geometry, from the capacity planner (NZ fractal width 16).
 BlockLayout make_layout(const AttentionShape& shape, uint32_t block_size) {
-  BlockLayout layout;
-  layout.block_size = block_size;
-  layout.kv_heads = shape.kv_heads;
-  layout.head_dim = shape.head_dim;
-  layout.nz_width = kLanes;
-  return layout;
+  return block_layout(KvShape{1, 2, shape.kv_heads, shape.head_dim}, block_size, kLanes);
 }
 
 // fp32 / fp16 paged storage in ND or NZ.
@@ -30,8 +27,8 @@ class PagedStore final : public KvStore {
   PagedStore(const AttentionShape& shape, uint32_t num_layers, uint32_t num_blocks,
              uint32_t block_size, bool nz)
       : shape_(shape), layout_(make_layout(shape, block_size)), nz_(nz) {
-    const size_t elements = size_t{num_blocks} *
-                            (nz ? layout_.nz_elements() : layout_.nd_elements());
+    const size_t elements =
+        size_t{num_blocks} * (nz ? layout_.nz_elements() : layout_.nd_elements());
     k_.assign(num_layers, std::vector<T>(elements, from_float<T>(0.0f)));
     v_.assign(num_layers, std::vector<T>(elements, from_float<T>(0.0f)));
   }
@@ -39,15 +36,19 @@ class PagedStore final : public KvStore {
   void write(uint32_t layer, std::span<const KvWrite> writes, const RowMatrix& k,
              const RowMatrix& v) override {
     const PagedKv<T> cache{layout_, k_[layer], v_[layer]};
-    if (nz_) write_kv_nz<T>(cache, writes, row_span(k), row_span(v));
-    else write_kv_nd<T>(cache, writes, row_span(k), row_span(v));
+    if (nz_)
+      write_kv_nz<T>(cache, writes, row_span(k), row_span(v));
+    else
+      write_kv_nd<T>(cache, writes, row_span(k), row_span(v));
   }
 
   void decode(uint32_t layer, std::span<const DecodeSequence> seqs, std::span<const float> q,
               std::span<float> out) override {
     const PagedKv<const T> cache{layout_, k_[layer], v_[layer]};
-    if (nz_) decode_attention_nz<T>(shape_, cache, seqs, q, out, &ws_);
-    else decode_attention_paged<T>(shape_, cache, seqs, q, out, &ws_);
+    if (nz_)
+      decode_attention_nz<T>(shape_, cache, seqs, q, out, &ws_);
+    else
+      decode_attention_paged<T>(shape_, cache, seqs, q, out, &ws_);
   }
 
   bool supports_prefill() const override { return !nz_; }
@@ -56,9 +57,8 @@ class PagedStore final : public KvStore {
     KVSIM_CHECK(!nz_, "prefill: the flash kernel reads ND caches");
     const PrefillSequence seq{block_table, num_cached, static_cast<uint32_t>(q.rows())};
     out->resize(q.rows(), q.cols());
-    prefill_attention_flash<T>(shape_, PagedKv<const T>{layout_, k_[layer], v_[layer]},
-                               {&seq, 1}, row_span(q), {out->data(), size_t(out->size())},
-                               &flash_ws_);
+    prefill_attention_flash<T>(shape_, PagedKv<const T>{layout_, k_[layer], v_[layer]}, {&seq, 1},
+                               row_span(q), {out->data(), size_t(out->size())}, &flash_ws_);
   }
 
  private:
@@ -74,7 +74,8 @@ class Int8Store final : public KvStore {
  public:
   Int8Store(const AttentionShape& shape, uint32_t num_layers, uint32_t num_blocks,
             uint32_t block_size)
-      : shape_(shape), caches_(num_layers, Int8KvCache(make_layout(shape, block_size), num_blocks)) {}
+      : shape_(shape),
+        caches_(num_layers, Int8KvCache(make_layout(shape, block_size), num_blocks)) {}
 
   void write(uint32_t layer, std::span<const KvWrite> writes, const RowMatrix& k,
              const RowMatrix& v) override {
@@ -97,7 +98,9 @@ class KiviStore final : public KvStore {
  public:
   KiviStore(const AttentionShape& shape, uint32_t num_layers, uint32_t num_blocks,
             uint32_t block_size, const KiviConfig& config, uint32_t max_sequences)
-      : shape_(shape), layout_(make_layout(shape, block_size)), config_(config),
+      : shape_(shape),
+        layout_(make_layout(shape, block_size)),
+        config_(config),
         residual_k_(num_layers, std::vector<float>(size_t{num_blocks} * layout_.nd_elements())),
         residual_v_(residual_k_),
         caches_(num_layers, Int4KiviCache(layout_, num_blocks, config)),
@@ -143,17 +146,15 @@ class KiviStore final : public KvStore {
 
 }  // namespace
 
-void KvStore::prefill(uint32_t, std::span<const uint32_t>, uint32_t, const RowMatrix&,
-                      RowMatrix*) {
+void KvStore::prefill(uint32_t, std::span<const uint32_t>, uint32_t, const RowMatrix&, RowMatrix*) {
   KVSIM_CHECK(false, "prefill() on a KV store without supports_prefill()");
 }
 
 void KvStore::tokens_stored(uint32_t, std::span<const uint32_t>, uint32_t) {}
 
 StatusOr<std::unique_ptr<KvStore>> make_kv_store(const KvStoreOptions& options,
-                                                 const AttentionShape& shape,
-                                                 uint32_t num_layers, uint32_t num_blocks,
-                                                 uint32_t max_sequences) {
+                                                 const AttentionShape& shape, uint32_t num_layers,
+                                                 uint32_t num_blocks, uint32_t max_sequences) {
   KVSIM_RETURN_IF_ERROR(shape.validate());
   if (options.block_size == 0) return Status::invalid_argument("KV block size must be > 0");
   if (options.quant != KvQuant::kNone && options.nz) {
@@ -170,8 +171,8 @@ StatusOr<std::unique_ptr<KvStore>> make_kv_store(const KvStoreOptions& options,
       break;
   }
   if (options.dtype == DType::kFp32) {
-    return {std::make_unique<PagedStore<float>>(shape, num_layers, num_blocks,
-                                                options.block_size, options.nz)};
+    return {std::make_unique<PagedStore<float>>(shape, num_layers, num_blocks, options.block_size,
+                                                options.nz)};
   }
   if (options.dtype == DType::kFp16) {
     return {std::make_unique<PagedStore<Eigen::half>>(shape, num_layers, num_blocks,

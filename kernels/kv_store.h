@@ -31,11 +31,11 @@ namespace kvsim::kernels {
 enum class KvQuant { kNone, kInt8, kInt4Kivi };
 
 struct KvStoreOptions {
-  bool nz = false;               // NZ layout instead of ND (unquantized storage only)
-  DType dtype = DType::kFp32;    // fp32 or fp16 storage when not quantized
+  bool nz = false;             // NZ layout instead of ND (unquantized storage only)
+  DType dtype = DType::kFp32;  // fp32 or fp16 storage when not quantized
   KvQuant quant = KvQuant::kNone;
-  KiviConfig kivi;               // for kInt4Kivi
-  uint32_t block_size = 16;      // tokens per block (a multiple of kivi.group for KIVI)
+  KiviConfig kivi;           // for kInt4Kivi
+  uint32_t block_size = 16;  // tokens per block (a multiple of kivi.group for KIVI)
 };
 
 class KvStore {
@@ -54,8 +54,8 @@ class KvStore {
   // Chunked prefill: q [n, num_heads * head_dim] at positions num_cached .. num_cached+n-1,
   // whose K, V are already written -> out [n, num_heads * head_dim].
   virtual bool supports_prefill() const { return false; }
-  virtual void prefill(uint32_t layer, std::span<const uint32_t> block_table,
-                       uint32_t num_cached, const RowMatrix& q, RowMatrix* out);
+  virtual void prefill(uint32_t layer, std::span<const uint32_t> block_table, uint32_t num_cached,
+                       const RowMatrix& q, RowMatrix* out);
 
   // Every layer now holds positions [0, num_tokens) of sequence slot `slot` (KIVI quantizes
   // the key groups that left its full-precision window).
@@ -71,8 +71,7 @@ class KvStore {
 // `max_sequences` sequence slots. Errors: a dtype other than fp32/fp16, NZ with quantization,
 // a KIVI group that does not divide the block size.
 StatusOr<std::unique_ptr<KvStore>> make_kv_store(const KvStoreOptions& options,
-                                                 const AttentionShape& shape,
-                                                 uint32_t num_layers, uint32_t num_blocks,
-                                                 uint32_t max_sequences);
+                                                 const AttentionShape& shape, uint32_t num_layers,
+                                                 uint32_t num_blocks, uint32_t max_sequences);
 
 }  // namespace kvsim::kernels

@@ -32,8 +32,8 @@ Status header_error(const std::string& what) {
 
 Status check_range(const char* field, int32_t value, int32_t max) {
   if (value <= 0 || value > max) {
-    return header_error(std::string(field) + " = " + std::to_string(value) +
-                        ", expected 1.." + std::to_string(max));
+    return header_error(std::string(field) + " = " + std::to_string(value) + ", expected 1.." +
+                        std::to_string(max));
   }
   return Status::ok();
 }
@@ -51,8 +51,10 @@ StatusOr<LlamaConfig> parse_header(ByteReader* reader) {
   KVSIM_RETURN_IF_ERROR(check_range("n_heads", h[3], h[0]));
   KVSIM_RETURN_IF_ERROR(check_range("n_kv_heads", h[4], h[3]));
   if (h[5] == 0 || h[5] < -kMaxVocab || h[5] > kMaxVocab) {
-    return header_error("vocab_size = " + std::to_string(h[5]) + ", expected a non-zero value "
-                        "within +-" + std::to_string(kMaxVocab));
+    return header_error("vocab_size = " + std::to_string(h[5]) +
+                        ", expected a non-zero value "
+                        "within +-" +
+                        std::to_string(kMaxVocab));
   }
   KVSIM_RETURN_IF_ERROR(check_range("seq_len", h[6], kMaxSeqLen));
   LlamaConfig c;
@@ -65,8 +67,8 @@ StatusOr<LlamaConfig> parse_header(ByteReader* reader) {
   c.shared_classifier = h[5] > 0;
   c.seq_len = static_cast<uint32_t>(h[6]);
   if (c.dim % c.n_heads != 0 || c.head_dim() % 2 != 0) {
-    return header_error("dim " + std::to_string(c.dim) + " / n_heads " +
-                        std::to_string(c.n_heads) + " must be a whole, even head_dim (RoPE pairs)");
+    return header_error("dim " + std::to_string(c.dim) + " / n_heads " + std::to_string(c.n_heads) +
+                        " must be a whole, even head_dim (RoPE pairs)");
   }
   if (c.n_heads % c.n_kv_heads != 0) {
     return header_error("n_kv_heads " + std::to_string(c.n_kv_heads) + " must divide n_heads " +
@@ -143,7 +145,8 @@ void append_floats(const std::vector<float>& x, std::vector<uint8_t>* out) {
 StatusOr<std::vector<uint8_t>> read_file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::not_found(path + ": cannot open file");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   if (in.bad()) return Status::io_error(path + ": read failed");
   return bytes;
 }
@@ -169,10 +172,11 @@ std::vector<uint8_t> serialize_llama_checkpoint(const LlamaWeights& w) {
   const LlamaConfig& c = w.config;
   std::vector<uint8_t> out;
   const int32_t vocab = static_cast<int32_t>(c.vocab_size);
-  const int32_t header[7] = {static_cast<int32_t>(c.dim),     static_cast<int32_t>(c.hidden_dim),
-                             static_cast<int32_t>(c.n_layers), static_cast<int32_t>(c.n_heads),
-                             static_cast<int32_t>(c.n_kv_heads),
-                             c.shared_classifier ? vocab : -vocab, static_cast<int32_t>(c.seq_len)};
+  const int32_t header[7] = {
+      static_cast<int32_t>(c.dim),        static_cast<int32_t>(c.hidden_dim),
+      static_cast<int32_t>(c.n_layers),   static_cast<int32_t>(c.n_heads),
+      static_cast<int32_t>(c.n_kv_heads), c.shared_classifier ? vocab : -vocab,
+      static_cast<int32_t>(c.seq_len)};
   append_bytes(header, sizeof(header), &out);
   for (const TensorSpec& t : tensor_specs(c)) append_floats(w.*t.member, &out);
   const uint32_t half = c.head_dim() / 2;

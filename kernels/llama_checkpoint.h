@@ -39,7 +39,7 @@ struct LlamaConfig {
   uint32_t n_heads = 0;     // query heads
   uint32_t n_kv_heads = 0;  // KV heads (divides n_heads)
   uint32_t vocab_size = 0;
-  uint32_t seq_len = 0;     // maximum positions
+  uint32_t seq_len = 0;  // maximum positions
   bool shared_classifier = true;
 
   uint32_t head_dim() const { return dim / n_heads; }

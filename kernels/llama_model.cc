@@ -41,8 +41,8 @@ LlamaModel::LlamaModel(LlamaWeights weights) : weights_(std::move(weights)) {
   for (uint32_t pos = 0; pos < c.seq_len; ++pos) {
     for (uint32_t i = 0; i < half; ++i) {
       // As llama2.c's run.c computes it, in fp32.
-      const float freq = 1.0f / std::pow(kRopeBase, static_cast<float>(2 * i) /
-                                                        static_cast<float>(c.head_dim()));
+      const float freq =
+          1.0f / std::pow(kRopeBase, static_cast<float>(2 * i) / static_cast<float>(c.head_dim()));
       const float angle = static_cast<float>(pos) * freq;
       rope_cos_[size_t{pos} * half + i] = std::cos(angle);
       rope_sin_[size_t{pos} * half + i] = std::sin(angle);
@@ -115,7 +115,8 @@ void LlamaModel::logits(const RowMatrix& x, RowMatrix* out) const {
   const LlamaConfig& c = weights_.config;
   RowMatrix h;
   rmsnorm(x, weights_.rms_final.data(), &h);
-  out->noalias() = h * ConstMatrixMap(weights_.classifier().data(), c.vocab_size, c.dim).transpose();
+  out->noalias() =
+      h * ConstMatrixMap(weights_.classifier().data(), c.vocab_size, c.dim).transpose();
 }
 
 RowMatrix LlamaModel::forward_reference(std::span<const int> tokens) const {

@@ -40,8 +40,11 @@ StatusOr<LlamaSession> LlamaSession::create(const LlamaModel& model,
 
 LlamaSession::LlamaSession(const LlamaModel& model, const SessionOptions& options,
                            KvCacheManager manager, std::unique_ptr<KvStore> store)
-    : model_(&model), retention_(options.retention), manager_(std::move(manager)),
-      store_(std::move(store)), seqs_(options.max_sequences) {
+    : model_(&model),
+      retention_(options.retention),
+      manager_(std::move(manager)),
+      store_(std::move(store)),
+      seqs_(options.max_sequences) {
   for (Sequence& seq : seqs_) {
     seq.request = next_request_++;
     manager_.add_request(seq.request, 0, {});
@@ -129,7 +132,8 @@ void LlamaSession::select_positions(Sequence* seq) {
 void LlamaSession::release_dropped_blocks(Sequence* seq) {
   if (retention_->uses_scores()) {
     position_scores_.assign(seq->num_tokens, -std::numeric_limits<float>::infinity());
-    for (size_t i = 0; i < seq->held.size(); ++i) position_scores_[seq->held[i]] = seq->held_scores[i];
+    for (size_t i = 0; i < seq->held.size(); ++i)
+      position_scores_[seq->held[i]] = seq->held_scores[i];
     manager_.trim(seq->request, *retention_, position_scores_);
   } else {
     manager_.trim(seq->request, *retention_);

@@ -36,10 +36,10 @@
 namespace kvsim::kernels {
 
 struct SessionOptions {
-  KvStoreOptions store;                               // layout, dtype, quantization, block size
-  std::shared_ptr<const RetentionPolicy> retention;   // null = keep everything
-  uint32_t max_tokens = 0;                            // tokens per sequence; 0 = model seq_len
-  uint32_t max_sequences = 1;                         // sequences decoded together
+  KvStoreOptions store;                              // layout, dtype, quantization, block size
+  std::shared_ptr<const RetentionPolicy> retention;  // null = keep everything
+  uint32_t max_tokens = 0;                           // tokens per sequence; 0 = model seq_len
+  uint32_t max_sequences = 1;                        // sequences decoded together
 };
 
 class LlamaSession {
@@ -78,10 +78,10 @@ class LlamaSession {
     RequestId request = 0;
     uint32_t num_tokens = 0;
     uint32_t max_attended = 0;
-    std::vector<uint64_t> held;        // positions held, ascending (evicting policies)
-    std::vector<float> held_scores;    // accumulated attention of each held position
-    std::vector<uint32_t> positions;   // `held` as the kernels take it
-    std::vector<float> step_sums;      // this step's attention per held position
+    std::vector<uint64_t> held;       // positions held, ascending (evicting policies)
+    std::vector<float> held_scores;   // accumulated attention of each held position
+    std::vector<uint32_t> positions;  // `held` as the kernels take it
+    std::vector<float> step_sums;     // this step's attention per held position
   };
 
   LlamaSession(const LlamaModel& model, const SessionOptions& options, KvCacheManager manager,

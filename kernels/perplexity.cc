@@ -73,8 +73,8 @@ uint64_t kv_bytes(const LlamaModel& model, const KvPolicy& policy, const KvStore
 
 // Decodes a batch of windows (inputs[w], the first ones longest: only the text's last window
 // may be shorter) step by step, window w as sequence w of the session.
-void run_windows(const std::vector<std::vector<int>>& inputs, uint32_t vocab,
-                 LlamaSession* session, WindowLogProbs* logp) {
+void run_windows(const std::vector<std::vector<int>>& inputs, uint32_t vocab, LlamaSession* session,
+                 WindowLogProbs* logp) {
   session->reset();
   logp->resize(inputs.size());
   for (size_t w = 0; w < inputs.size(); ++w) (*logp)[w].resize(inputs[w].size() * vocab);
@@ -129,8 +129,7 @@ Status check_inputs(const LlamaModel& model, std::span<const int> tokens, uint32
 
 }  // namespace
 
-StatusOr<PerplexityReport> measure_perplexity(const LlamaModel& model,
-                                              std::span<const int> tokens,
+StatusOr<PerplexityReport> measure_perplexity(const LlamaModel& model, std::span<const int> tokens,
                                               const PerplexityOptions& options,
                                               std::span<const KvPolicy> policies) {
   const uint32_t ctx = options.ctx == 0 ? model.config().seq_len : options.ctx;
@@ -143,7 +142,8 @@ StatusOr<PerplexityReport> measure_perplexity(const LlamaModel& model,
   }
   for (const KvPolicy& p : all) {
     auto session = LlamaSession::create(
-        model, session_options(p, options, ctx, static_cast<uint32_t>((tokens.size() + ctx - 1) / ctx)));
+        model,
+        session_options(p, options, ctx, static_cast<uint32_t>((tokens.size() + ctx - 1) / ctx)));
     if (!session.is_ok()) return session.status().with_context("KV policy " + p.name);
     runs.push_back({p, std::move(session).value()});
   }

@@ -28,13 +28,13 @@
 namespace kvsim::kernels {
 
 struct PerplexityOptions {
-  uint32_t ctx = 0;          // window length in tokens; 0 = the model's seq_len
-  KvStoreOptions store;      // layout, storage dtype and block size of the unquantized runs
+  uint32_t ctx = 0;      // window length in tokens; 0 = the model's seq_len
+  KvStoreOptions store;  // layout, storage dtype and block size of the unquantized runs
 };
 
 struct PolicyResult {
-  std::string policy;                    // canonical spec
-  std::optional<uint64_t> budget_tokens; // empty: unbounded
+  std::string policy;                     // canonical spec
+  std::optional<uint64_t> budget_tokens;  // empty: unbounded
   double ppl = 0.0;
   double delta_ppl = 0.0;
   double kl = 0.0;
@@ -43,14 +43,13 @@ struct PolicyResult {
 };
 
 struct PerplexityReport {
-  uint64_t tokens = 0;                   // predictions scored per policy
-  std::vector<PolicyResult> results;     // full first, then `policies` in order
+  uint64_t tokens = 0;                // predictions scored per policy
+  std::vector<PolicyResult> results;  // full first, then `policies` in order
 };
 
 // Errors: ctx out of 1..seq_len, fewer than one token, a token outside the vocabulary, and
 // any policy the store cannot run (e.g. KIVI's group not dividing the block size).
-StatusOr<PerplexityReport> measure_perplexity(const LlamaModel& model,
-                                              std::span<const int> tokens,
+StatusOr<PerplexityReport> measure_perplexity(const LlamaModel& model, std::span<const int> tokens,
                                               const PerplexityOptions& options,
                                               std::span<const KvPolicy> policies);
 

@@ -22,16 +22,18 @@ struct TileJob {
 
 // Copies positions [begin, end) of one KV head's K and V into ws->k, ws->v as fp32 rows.
 template <KvElement T>
-void gather_keys(const PagedKv<const T>& cache, const TileJob& job, uint32_t begin,
-                 uint32_t end, FlashWorkspace* ws) {
+void gather_keys(const PagedKv<const T>& cache, const TileJob& job, uint32_t begin, uint32_t end,
+                 FlashWorkspace* ws) {
   const BlockLayout& layout = cache.layout;
   const uint32_t d = layout.head_dim;
   ws->k.resize(end - begin, d);
   ws->v.resize(end - begin, d);
   for (uint32_t pos = begin; pos < end; ++pos) {
-    const size_t offset = (size_t{job.seq->block_table[pos / layout.block_size]} *
-                               layout.block_size + pos % layout.block_size) * layout.columns() +
-                          size_t{job.kv_head} * d;
+    const size_t offset =
+        (size_t{job.seq->block_table[pos / layout.block_size]} * layout.block_size +
+         pos % layout.block_size) *
+            layout.columns() +
+        size_t{job.kv_head} * d;
     convert_to_float(cache.k.data() + offset, ws->k.row(pos - begin).data(), d);
     convert_to_float(cache.v.data() + offset, ws->v.row(pos - begin).data(), d);
   }
@@ -84,7 +86,8 @@ void run_tile(const AttentionShape& shape, const PagedKv<const T>& cache, const 
   }
   for (uint32_t r = 0; r < rows; ++r) {
     const uint32_t i = job.q_begin + r / group;
-    float* dst = out_seq + size_t{i} * shape.q_width() + size_t{job.kv_head * group + r % group} * d;
+    float* dst =
+        out_seq + size_t{i} * shape.q_width() + size_t{job.kv_head * group + r % group} * d;
     Eigen::Map<Eigen::RowVectorXf>(dst, d) = ws->o.row(r) / ws->l(r);
   }
 }
@@ -105,8 +108,8 @@ void prefill_attention_flash(const AttentionShape& shape, const PagedKv<const T>
   size_t total = 0;
   for (const PrefillSequence& seq : seqs) {
     KVSIM_CHECK(seq.num_new >= 1, "prefill_flash: a chunk has at least one token");
-    const uint64_t blocks = (uint64_t{seq.num_cached} + seq.num_new + layout.block_size - 1) /
-                            layout.block_size;
+    const uint64_t blocks =
+        (uint64_t{seq.num_cached} + seq.num_new + layout.block_size - 1) / layout.block_size;
     KVSIM_CHECK(seq.block_table.size() >= blocks, "prefill_flash: block table too short");
     for (uint64_t b = 0; b < blocks; ++b) {
       KVSIM_CHECK(seq.block_table[b] < num_blocks, "prefill_flash: block id out of range");

@@ -21,12 +21,11 @@
 // Key tiles entirely in the future of every query of a tile are skipped. fp32 accumulation.
 #pragma once
 
-#include "kernels/eigen_core.h"
-
 #include <cstdint>
 #include <span>
 
 #include "kernels/attention_shape.h"
+#include "kernels/eigen_core.h"
 #include "kernels/kv_cache_view.h"
 
 namespace kvsim::kernels {

@@ -8,11 +8,11 @@
 // storage convert to fp32 on the way in.
 #pragma once
 
-#include "kernels/eigen_core.h"
-
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+
+#include "kernels/eigen_core.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
 
@@ -80,7 +80,7 @@ inline void reduce16x16(const Vec16 in[16], float out[16]) {
   }
   const __m512 lo = _mm512_shuffle_ps(v[0], v[1], 0x88);  // elements 0, 2
   const __m512 hi = _mm512_shuffle_ps(v[0], v[1], 0xDD);  // elements 1, 3
-  const __m512 sums = _mm512_add_ps(lo, hi);  // lane 4j+e holds in[order(j, e)]
+  const __m512 sums = _mm512_add_ps(lo, hi);              // lane 4j+e holds in[order(j, e)]
   const __m512i order = _mm512_setr_epi32(0, 2, 1, 3, 8, 10, 9, 11, 4, 6, 5, 7, 12, 14, 13, 15);
   _mm512_storeu_ps(out, _mm512_permutexvar_ps(order, sums));
 }
@@ -151,7 +151,8 @@ inline void reduce16x16(const Vec16 in[16], float out[16]) {
 template <int kLocality = 3>
 inline void prefetch_bytes(const void* p, size_t bytes) {
   const char* c = static_cast<const char*>(p);
-  for (size_t offset = 0; offset < bytes; offset += 64) __builtin_prefetch(c + offset, 0, kLocality);
+  for (size_t offset = 0; offset < bytes; offset += 64)
+    __builtin_prefetch(c + offset, 0, kLocality);
 }
 
 // q . k over n elements, accumulated lane-wise (element d in lane d % 16) then reduced.
@@ -171,8 +172,8 @@ inline void axpy16(float a, const T* x, float* y, uint32_t n) {
   uint32_t d = 0;
   for (; d + kLanes <= n; d += kLanes) store16(y + d, fma16(scale, load16(x + d), load16(y + d)));
   if (d < n) {
-    store16_partial(y + d, fma16(scale, load16_partial(x + d, n - d),
-                                 load16_partial(y + d, n - d)), n - d);
+    store16_partial(y + d, fma16(scale, load16_partial(x + d, n - d), load16_partial(y + d, n - d)),
+                    n - d);
   }
 }
 

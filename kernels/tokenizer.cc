@@ -47,16 +47,17 @@ StatusOr<Tokenizer> Tokenizer::parse(std::span<const uint8_t> bytes, uint32_t vo
   t.pieces_.resize(vocab_size);
   t.scores_.resize(vocab_size);
   for (uint32_t i = 0; i < vocab_size; ++i) {
-    const std::string where = name + ": token " + std::to_string(i) + " of " +
-                              std::to_string(vocab_size);
+    const std::string where =
+        name + ": token " + std::to_string(i) + " of " + std::to_string(vocab_size);
     int32_t length = 0;
     if (!reader.read_float(&t.scores_[i]) || !reader.read_int32(&length)) {
-      return Status::parse_error(where + ": truncated (expected a float score and an int32 length)");
+      return Status::parse_error(where +
+                                 ": truncated (expected a float score and an int32 length)");
     }
     if (!std::isfinite(t.scores_[i])) return Status::parse_error(where + ": non-finite score");
     if (length < 0 || length > max_length) {
-      return Status::parse_error(where + ": length " + std::to_string(length) +
-                                 ", expected 0.." + std::to_string(max_length));
+      return Status::parse_error(where + ": length " + std::to_string(length) + ", expected 0.." +
+                                 std::to_string(max_length));
     }
     if (!reader.read_string(static_cast<size_t>(length), &t.pieces_[i])) {
       return Status::parse_error(where + ": truncated (expected " + std::to_string(length) +
@@ -96,8 +97,8 @@ void Tokenizer::encode_code_points(std::string_view text, std::vector<int>* toke
   };
   size_t start = 0;
   for (size_t i = 0; i < text.size(); ++i) {
-    const bool next_continues = i + 1 < text.size() &&
-                                (static_cast<unsigned char>(text[i + 1]) & 0xC0) == 0x80;
+    const bool next_continues =
+        i + 1 < text.size() && (static_cast<unsigned char>(text[i + 1]) & 0xC0) == 0x80;
     if (next_continues && i + 1 - start < 4) continue;
     emit(text.substr(start, i + 1 - start));
     start = i + 1;
@@ -159,7 +160,8 @@ std::vector<uint8_t> serialize_tokenizer(const std::vector<std::string>& pieces,
   std::vector<uint8_t> out;
   const auto append = [&](const void* data, size_t n) { append_bytes(data, n, &out); };
   int32_t max_length = 1;
-  for (const std::string& p : pieces) max_length = std::max(max_length, static_cast<int32_t>(p.size()));
+  for (const std::string& p : pieces)
+    max_length = std::max(max_length, static_cast<int32_t>(p.size()));
   append(&max_length, sizeof(max_length));
   for (size_t i = 0; i < pieces.size(); ++i) {
     const int32_t length = static_cast<int32_t>(pieces[i].size());

@@ -2,6 +2,7 @@
 // output, and clear messages (exit 2) for bad files and options.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/run_cli.h"
@@ -11,12 +12,13 @@
 namespace kvsim::testing {
 namespace {
 
+using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-using nlohmann::json;
 
 std::string model_args(const TinyModelFiles& files) {
-  return "--checkpoint " + files.checkpoint().string() + " --tokenizer " + files.tokenizer().string();
+  return "--checkpoint " + files.checkpoint().string() + " --tokenizer " +
+         files.tokenizer().string();
 }
 
 TEST(KernelsCliTest, ValidateJsonHasOneEntryPerKernelAndPasses) {
@@ -47,14 +49,17 @@ TEST(KernelsCliTest, ValidateTextAndBadOptions) {
 
 TEST(GenerateCliTest, PrintsThePromptAndItsContinuation) {
   const TinyModelFiles files("generate");
-  const CliResult result = run_kvsim("generate " + model_args(files) + " --prompt 'the x' --steps 12");
+  const CliResult result =
+      run_kvsim("generate " + model_args(files) + " --prompt 'the x' --steps 12");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_THAT(result.out, StartsWith("the x"));
   EXPECT_THAT(result.err, HasSubstr("achieved tok/s"));
   // Greedy decoding is deterministic; ND and NZ caches give the same text.
-  const CliResult nz = run_kvsim("generate " + model_args(files) + " --prompt 'the x' --steps 12 --kv-layout nz");
+  const CliResult nz =
+      run_kvsim("generate " + model_args(files) + " --prompt 'the x' --steps 12 --kv-layout nz");
   EXPECT_EQ(nz.out, result.out);
-  const CliResult sampled = run_kvsim("generate " + model_args(files) + " --steps 20 --temperature 1 --seed 5");
+  const CliResult sampled =
+      run_kvsim("generate " + model_args(files) + " --steps 20 --temperature 1 --seed 5");
   EXPECT_EQ(sampled.exit_code, 0);
   EXPECT_EQ(run_kvsim("generate " + model_args(files) + " --steps 20 --temperature 1 --seed 5").out,
             sampled.out);
@@ -62,9 +67,11 @@ TEST(GenerateCliTest, PrintsThePromptAndItsContinuation) {
 
 TEST(GenerateCliTest, KjvTinyContinuesAsItsSourcesSay) {
   KVSIM_REQUIRE_DATA("models/kjv-tiny/model.bin");
-  const CliResult result = run_kvsim("generate --prompt 'In the beginning' --steps 80 --temperature 0");
+  const CliResult result =
+      run_kvsim("generate --prompt 'In the beginning' --steps 80 --temperature 0");
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_THAT(result.out, StartsWith("In the beginning of the LORD that the LORD thy LORD, and the LORD"));
+  EXPECT_THAT(result.out,
+              StartsWith("In the beginning of the LORD that the LORD thy LORD, and the LORD"));
 }
 
 TEST(PplCliTest, JsonHasTheDocumentedKeysAndFullEqualsWindowOfTheContext) {
@@ -73,10 +80,10 @@ TEST(PplCliTest, JsonHasTheDocumentedKeysAndFullEqualsWindowOfTheContext) {
     std::ofstream text(files.dir() / "text.txt");
     text << "the quick brown fox jumps over the lazy dog. the end.";
   }
-  const CliResult result = run_kvsim("ppl " + model_args(files) + " --text " +
-                                     (files.dir() / "text.txt").string() +
-                                     " --ctx 16 --policy window:16 --policy sink:2,6 "
-                                     "--policy int8 --budgets 4,8 --json");
+  const CliResult result =
+      run_kvsim("ppl " + model_args(files) + " --text " + (files.dir() / "text.txt").string() +
+                " --ctx 16 --policy window:16 --policy sink:2,6 "
+                "--policy int8 --budgets 4,8 --json");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const json out = json::parse(result.out, nullptr, false);
   ASSERT_FALSE(out.is_discarded()) << result.out;
@@ -85,10 +92,12 @@ TEST(PplCliTest, JsonHasTheDocumentedKeysAndFullEqualsWindowOfTheContext) {
   EXPECT_EQ(out["tokens"], 45);
   const json& results = out["results"];
   ASSERT_EQ(results.size(), 6u);  // full, window:4, window:8, sink:2,2, sink:2,6, int8
-  const std::vector<std::string> names = {"full", "window:4", "window:8", "sink:2,2", "sink:2,6", "int8"};
+  const std::vector<std::string> names = {"full",     "window:4", "window:8",
+                                          "sink:2,2", "sink:2,6", "int8"};
   for (size_t i = 0; i < names.size(); ++i) {
     EXPECT_EQ(results[i]["policy"], names[i]);
-    for (const char* key : {"policy", "budget_tokens", "ppl", "delta_ppl", "kl", "top1_agreement", "kv_bytes"}) {
+    for (const char* key :
+         {"policy", "budget_tokens", "ppl", "delta_ppl", "kl", "top1_agreement", "kv_bytes"}) {
       EXPECT_TRUE(results[i].contains(key)) << key;
     }
   }
@@ -97,9 +106,9 @@ TEST(PplCliTest, JsonHasTheDocumentedKeysAndFullEqualsWindowOfTheContext) {
   EXPECT_EQ(results[0]["delta_ppl"], 0.0);
   EXPECT_EQ(results[0]["top1_agreement"], 1.0);
   // Without budgets, window:16 (the whole window) is exactly full.
-  const CliResult same = run_kvsim("ppl " + model_args(files) + " --text " +
-                                   (files.dir() / "text.txt").string() +
-                                   " --ctx 16 --policy full --policy window:16 --json");
+  const CliResult same =
+      run_kvsim("ppl " + model_args(files) + " --text " + (files.dir() / "text.txt").string() +
+                " --ctx 16 --policy full --policy window:16 --json");
   const json pair = json::parse(same.out, nullptr, false);
   ASSERT_EQ(pair["results"].size(), 2u);
   EXPECT_EQ(pair["results"][0]["ppl"], pair["results"][1]["ppl"]);
@@ -108,7 +117,8 @@ TEST(PplCliTest, JsonHasTheDocumentedKeysAndFullEqualsWindowOfTheContext) {
 TEST(PplCliTest, BadFilesAndOptionsExitWithTwoAndSayWhy) {
   const TinyModelFiles files("pplbad");
   const std::string text = " --text " + files.tokenizer().string();
-  std::vector<uint8_t> truncated = kernels::serialize_llama_checkpoint(random_weights(tiny_config(), 1));
+  std::vector<uint8_t> truncated =
+      kernels::serialize_llama_checkpoint(random_weights(tiny_config(), 1));
   truncated.resize(truncated.size() - 8);
   write_bytes(files.dir() / "short.bin", truncated);
   CliResult r = run_kvsim("ppl --checkpoint " + (files.dir() / "short.bin").string() +

@@ -112,8 +112,8 @@ TEST_P(AttentionKernelSuite, AQueryHeadReadsOnlyItsKvHead) {
   for (uint32_t i = 0; i < seq.num_queries; ++i) {
     for (uint32_t h = 0; h < shape.num_heads; ++h) {
       const size_t at = (i * shape.num_heads + h) * shape.head_dim;
-      const bool same = std::equal(before.begin() + at, before.begin() + at + shape.head_dim,
-                                   after.begin() + at);
+      const bool same =
+          std::equal(before.begin() + at, before.begin() + at + shape.head_dim, after.begin() + at);
       EXPECT_EQ(same, shape.kv_head(h) != 1) << "query " << i << " head " << h;
     }
   }

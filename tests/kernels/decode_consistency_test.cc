@@ -42,8 +42,9 @@ void expect_layouts_agree(const Shape& s, uint64_t seed) {
   const BlockLayout layout = layout_of(c);
   std::vector<T> nd_k(plan.num_blocks * layout.nd_elements()), nd_v(nd_k.size());
   const PagedKv<T> nd{layout, nd_k, nd_v};
-  write_in_chunks(c, plan, [&](const std::vector<KvWrite>& w, const std::vector<float>& k,
-                               const std::vector<float>& v) { write_kv_nd<T>(nd, w, k, v); });
+  write_in_chunks(c, plan,
+                  [&](const std::vector<KvWrite>& w, const std::vector<float>& k,
+                      const std::vector<float>& v) { write_kv_nd<T>(nd, w, k, v); });
   std::vector<T> nz_k(plan.num_blocks * layout.nz_elements()), nz_v(nz_k.size());
   pack_nd_to_nz<T>(layout, nd_k, nz_k);
   pack_nd_to_nz<T>(layout, nd_v, nz_v);
@@ -60,7 +61,8 @@ void expect_layouts_agree(const Shape& s, uint64_t seed) {
     q.insert(q.end(), seq.q.begin(), seq.q.end());
     seqs.push_back({plan.tables[b], seq.num_keys, seq.positions, {}});
   }
-  for (size_t b = 0; b < c.sequences.size(); ++b) kv.push_back({contiguous[2 * b], contiguous[2 * b + 1]});
+  for (size_t b = 0; b < c.sequences.size(); ++b)
+    kv.push_back({contiguous[2 * b], contiguous[2 * b + 1]});
   std::vector<float> out_contiguous(q.size()), out_paged(q.size()), out_nz(q.size());
   DecodeWorkspace ws;
   decode_attention_contiguous<T>(c.shape, kv, seqs, q, out_contiguous, &ws);

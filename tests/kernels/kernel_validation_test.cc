@@ -1,10 +1,10 @@
 // The validator: reproducible, passing for the shipped kernels, and failing when an error
 // exceeds a tolerance.
+#include "kernels/kernel_validation.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
-
-#include "kernels/kernel_validation.h"
 
 namespace kvsim::kernels {
 namespace {

@@ -1,5 +1,7 @@
 // Quantization primitives, the int8 and KIVI caches, and the ND<->NZ packing pinned on small
 // inputs.
+#include "kernels/kv_quant.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -7,7 +9,6 @@
 #include <numeric>
 #include <random>
 
-#include "kernels/kv_quant.h"
 #include "kernels/nz_pack.h"
 
 namespace kvsim::kernels {
@@ -128,11 +129,11 @@ TEST(NzPackTest, ElementsLandAtTheFractalOffsetsAndPaddingIsZero) {
   std::vector<float> nz(layout.nz_elements(), -1.0f);
   ASSERT_EQ(nz.size(), 2u * 16u * 16u);
   pack_nd_to_nz<float>(layout, nd, nz);
-  EXPECT_EQ(nz[0], 1.0f);                  // slot 0, dim 0
-  EXPECT_EQ(nz[16], 21.0f);                // slot 1, dim 0: next fractal row
-  EXPECT_EQ(nz[(16 + 1) * 16 + 1], 38.0f); // slot 1, dim 17: fractal column 1, row 1, lane 1
-  EXPECT_EQ(nz[2 * 16], 0.0f);             // padding row 2
-  EXPECT_EQ(nz[16 * 16 + 5], 0.0f);        // padding lane 5 of column 1 (dim 21 > 19)
+  EXPECT_EQ(nz[0], 1.0f);                   // slot 0, dim 0
+  EXPECT_EQ(nz[16], 21.0f);                 // slot 1, dim 0: next fractal row
+  EXPECT_EQ(nz[(16 + 1) * 16 + 1], 38.0f);  // slot 1, dim 17: fractal column 1, row 1, lane 1
+  EXPECT_EQ(nz[2 * 16], 0.0f);              // padding row 2
+  EXPECT_EQ(nz[16 * 16 + 5], 0.0f);         // padding lane 5 of column 1 (dim 21 > 19)
   std::vector<float> back(nd.size());
   unpack_nz_to_nd<float>(layout, nz, back);
   EXPECT_EQ(back, nd);

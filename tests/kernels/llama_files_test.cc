@@ -8,16 +8,17 @@
 
 #include "kernels/llama_checkpoint.h"
 #include "kernels/tokenizer.h"
+#include "tests/kernels/kjv_tiny.h"
 #include "tests/kernels/tiny_llama.h"
 #include "tests/test_data.h"
 
 namespace kvsim::kernels {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using kvsim::testing::random_weights;
 using kvsim::testing::tiny_config;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 std::string parse_error(std::vector<uint8_t> bytes) {
   auto parsed = parse_llama_checkpoint(bytes, "m.bin");
@@ -49,7 +50,8 @@ TEST(LlamaCheckpointTest, RoundTripsSharedAndUnsharedClassifiers) {
 
 TEST(LlamaCheckpointTest, RejectsTruncatedAndOversizedFiles) {
   const std::vector<uint8_t> good = serialize_llama_checkpoint(random_weights(tiny_config(), 4));
-  EXPECT_THAT(parse_error({good.begin(), good.begin() + 10}), HasSubstr("truncated: expected 28 bytes"));
+  EXPECT_THAT(parse_error({good.begin(), good.begin() + 10}),
+              HasSubstr("truncated: expected 28 bytes"));
   EXPECT_THAT(parse_error({good.begin(), good.end() - 1}),
               AllOf(HasSubstr("m.bin: truncated"), HasSubstr("the file has")));
   std::vector<uint8_t> longer = good;
@@ -103,30 +105,33 @@ int byte_token(char c) { return static_cast<unsigned char>(c) + 3; }
 TEST(TokenizerTest, EncodesWithBosDummyPrefixMergesAndByteFallback) {
   const Tokenizer t = tiny_tokenizer();
   // " the" wins over "th" and "the" (highest score); "x" stays a byte piece.
-  EXPECT_THAT(t.encode("the x", true, false), ElementsAre(1, 261, byte_token(' '), byte_token('x')));
+  EXPECT_THAT(t.encode("the x", true, false),
+              ElementsAre(1, 261, byte_token(' '), byte_token('x')));
   EXPECT_THAT(t.encode("the", false, true, false), ElementsAre(260, 2));  // no prefix: "the"
-  EXPECT_THAT(t.encode("", true, false), ElementsAre(1));                  // no dummy prefix
+  EXPECT_THAT(t.encode("", true, false), ElementsAre(1));                 // no dummy prefix
   // "é" (0xC3 0xA9) has no piece: one byte-fallback token per byte.
   EXPECT_THAT(t.encode("\xC3\xA9", false, false, false), ElementsAre(0xC3 + 3, 0xA9 + 3));
 }
 
 TEST(TokenizerTest, DecodesAsLlama2c) {
   const Tokenizer t = tiny_tokenizer();
-  EXPECT_EQ(t.decode(kBosToken, 261), "the");   // leading space dropped after BOS
+  EXPECT_EQ(t.decode(kBosToken, 261), "the");  // leading space dropped after BOS
   EXPECT_EQ(t.decode(5, 261), " the");
-  EXPECT_EQ(t.decode(5, '\n' + 3), "\n");        // "<0x0A>" is the byte
+  EXPECT_EQ(t.decode(5, '\n' + 3), "\n");  // "<0x0A>" is the byte
   EXPECT_EQ(t.decode_printable(5, '\n' + 3), "\n");
-  EXPECT_EQ(t.decode_printable(5, 7 + 3), "");   // BEL is neither printable nor space
+  EXPECT_EQ(t.decode_printable(5, 7 + 3), "");  // BEL is neither printable nor space
   EXPECT_EQ(t.decode_printable(5, 'A' + 3), "A");
 }
 
 TEST(TokenizerTest, RejectsMalformedFiles) {
-  const std::vector<uint8_t> good = serialize_tokenizer(testing::tiny_pieces(), testing::tiny_scores());
+  const std::vector<uint8_t> good =
+      serialize_tokenizer(testing::tiny_pieces(), testing::tiny_scores());
   const auto error = [](std::vector<uint8_t> bytes, uint32_t vocab) {
     auto t = Tokenizer::parse(bytes, vocab, "tok.bin");
     return t.is_ok() ? std::string() : t.status().message();
   };
-  EXPECT_THAT(error({good.begin(), good.begin() + 2}, 262), HasSubstr("expected an int32 max_token_length"));
+  EXPECT_THAT(error({good.begin(), good.begin() + 2}, 262),
+              HasSubstr("expected an int32 max_token_length"));
   EXPECT_THAT(error({good.begin(), good.end() - 2}, 262),
               AllOf(HasSubstr("token 261 of 262"), HasSubstr("truncated")));
   EXPECT_THAT(error(good, 261), HasSubstr("trailing bytes"));
@@ -139,8 +144,8 @@ TEST(TokenizerTest, RejectsMalformedFiles) {
 
 TEST(SharedModelTest, KjvTinyLoadsWithItsDocumentedShape) {
   KVSIM_REQUIRE_DATA("models/kjv-tiny/model.bin");
-  const auto dir = kvsim::testing::data_dir() / "models/kjv-tiny";
-  auto w = load_llama_checkpoint((dir / "model.bin").string());
+  const auto dir = testing::kjv_tiny_dir();
+  auto w = testing::load_kjv_tiny();
   ASSERT_TRUE(w.is_ok()) << w.status().message();
   const LlamaConfig& c = w->config;
   EXPECT_EQ(c.dim, 128u);
@@ -153,7 +158,8 @@ TEST(SharedModelTest, KjvTinyLoadsWithItsDocumentedShape) {
   EXPECT_TRUE(c.shared_classifier);
   auto t = Tokenizer::load((dir / "tokenizer.bin").string(), c.vocab_size);
   ASSERT_TRUE(t.is_ok()) << t.status().message();
-  EXPECT_THAT(t->encode("In", true, false), ElementsAre(1, byte_token(' '), byte_token('I'), byte_token('n')));
+  EXPECT_THAT(t->encode("In", true, false),
+              ElementsAre(1, byte_token(' '), byte_token('I'), byte_token('n')));
   EXPECT_EQ(t->decode(1, byte_token(' ')), "");
 }
 

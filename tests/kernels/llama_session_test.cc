@@ -1,17 +1,18 @@
 // The forward pass on the paged KV cache: cached decoding equals full recomputation at every
 // position; layouts agree; retention policies evict and free blocks as they say; quantized
 // caches stay close.
+#include "kernels/llama_session.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <numeric>
 #include <sstream>
 
 #include "kernels/kv_policy.h"
-#include "kernels/llama_session.h"
 #include "kernels/tokenizer.h"
+#include "tests/kernels/kjv_tiny.h"
 #include "tests/kernels/tiny_llama.h"
 #include "tests/test_data.h"
 
@@ -132,7 +133,8 @@ TEST(LlamaSessionTest, ABatchDecodesEachSequenceAsIfAlone) {
   LlamaSession batch = make_session(model, {}, "full", 2);
   RowMatrix logits;
   for (size_t i = 0; i < a.size(); ++i) {  // b is shorter: it leaves the batch after 20 steps
-    const std::vector<int> step = i < b.size() ? std::vector<int>{a[i], b[i]} : std::vector<int>{a[i]};
+    const std::vector<int> step =
+        i < b.size() ? std::vector<int>{a[i], b[i]} : std::vector<int>{a[i]};
     batch.decode_step(step, &logits);
     EXPECT_LE(row_rel_error(logits, expected_a.row(i), 0), 1e-5) << i;
     if (i < b.size()) {
@@ -145,7 +147,8 @@ TEST(LlamaSessionTest, ABatchDecodesEachSequenceAsIfAlone) {
 
 TEST(LlamaSessionTest, AWindowEvictsOldPositionsAndFreesTheirBlocks) {
   const LlamaModel model(testing::random_weights(testing::tiny_config(), 16));
-  LlamaSession session = make_session(model, {false, DType::kFp32, KvQuant::kNone, {}, 4}, "window:8");
+  LlamaSession session =
+      make_session(model, {false, DType::kFp32, KvQuant::kNone, {}, 4}, "window:8");
   decode_all(&session, random_tokens(30, 262, 7));
   EXPECT_THAT(session.held_positions(), ElementsAre(22, 23, 24, 25, 26, 27, 28, 29));
   EXPECT_EQ(session.max_attended(), 8u);
@@ -157,7 +160,8 @@ TEST(LlamaSessionTest, AWindowEvictsOldPositionsAndFreesTheirBlocks) {
 
 TEST(LlamaSessionTest, SinkTokensKeepTheFirstBlock) {
   const LlamaModel model(testing::random_weights(testing::tiny_config(), 17));
-  LlamaSession session = make_session(model, {false, DType::kFp32, KvQuant::kNone, {}, 4}, "sink:2,6");
+  LlamaSession session =
+      make_session(model, {false, DType::kFp32, KvQuant::kNone, {}, 4}, "sink:2,6");
   decode_all(&session, random_tokens(30, 262, 8));
   EXPECT_THAT(session.held_positions(), ElementsAre(0, 1, 24, 25, 26, 27, 28, 29));
   const auto table = session.block_table();
@@ -183,8 +187,10 @@ TEST(LlamaSessionTest, HeavyHittersAreRankedByAccumulatedAttention) {
     ASSERT_THAT(h2o.held_positions(), ::testing::ElementsAreArray(expected)) << "step " << i;
     const auto after = h2o.held_scores();
     const double mass = std::accumulate(after.begin(), after.end(), 0.0);
-    if (i < 10) EXPECT_NEAR(mass, kMassPerStep * (i + 1), 1e-4) << "nothing evicted yet";
-    else EXPECT_LT(mass, kMassPerStep * (i + 1)) << "evicted positions take their scores away";
+    if (i < 10)
+      EXPECT_NEAR(mass, kMassPerStep * (i + 1), 1e-4) << "nothing evicted yet";
+    else
+      EXPECT_LT(mass, kMassPerStep * (i + 1)) << "evicted positions take their scores away";
   }
   const auto held = h2o.held_positions();
   ASSERT_EQ(held.size(), 10u);
@@ -209,7 +215,8 @@ TEST(LlamaSessionTest, QuantizedCachesStayClose) {
     LlamaSession session = make_session(model, {}, spec);
     const RowMatrix logits = decode_all(&session, tokens);
     double worst = 0.0;
-    for (Eigen::Index r = 0; r < exact.rows(); ++r) worst = std::max(worst, row_rel_error(logits, exact, r));
+    for (Eigen::Index r = 0; r < exact.rows(); ++r)
+      worst = std::max(worst, row_rel_error(logits, exact, r));
     EXPECT_GT(worst, 0.0) << spec;
     EXPECT_LT(worst, spec[3] == '8' ? 0.05 : 0.2) << spec;
   }
@@ -235,16 +242,12 @@ TEST(LlamaSessionTest, ConfigurationErrorsAreStatuses) {
 }
 
 TEST(SharedModelTest, KjvTinyCachedDecodingEqualsFullRecomputation) {
-  KVSIM_REQUIRE_DATA("models/kjv-tiny/eval_a.txt");
-  const auto dir = kvsim::testing::data_dir() / "models/kjv-tiny";
-  auto weights = load_llama_checkpoint((dir / "model.bin").string());
+  KVSIM_REQUIRE_DATA(testing::kKjvEvalText);
+  auto weights = testing::load_kjv_tiny();
   ASSERT_TRUE(weights.is_ok()) << weights.status().message();
   const LlamaModel model(std::move(weights).value());
-  std::ifstream in(dir / "eval_a.txt", std::ios::binary);
-  std::string text(300, '\0');
-  in.read(text.data(), 300);
   std::vector<int> tokens = {kBosToken};
-  for (unsigned char c : text) tokens.push_back(c + 3);  // the byte-level vocabulary
+  for (unsigned char c : testing::kjv_eval_text(300)) tokens.push_back(c + 3);  // byte vocab
   const RowMatrix reference = model.forward_reference(tokens);
   for (bool nz : {false, true}) {
     LlamaSession session = make_session(model, {nz, DType::kFp32, KvQuant::kNone, {}, 16});

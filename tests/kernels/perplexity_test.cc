@@ -1,13 +1,14 @@
 // The perplexity harness and the policy specs of `kvsim ppl`, on the test's own random model
 // and, when present, on kjv-tiny against the reference figures of its SOURCES.md.
+#include "kernels/perplexity.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
 
 #include "kernels/kv_policy.h"
-#include "kernels/perplexity.h"
 #include "kernels/tokenizer.h"
+#include "tests/kernels/kjv_tiny.h"
 #include "tests/kernels/tiny_llama.h"
 #include "tests/test_data.h"
 
@@ -98,36 +99,32 @@ TEST(PerplexityTest, BadInputsAreStatuses) {
   const LlamaModel model(testing::random_weights(testing::tiny_config(), 32));
   EXPECT_THAT(measure_perplexity(model, text_tokens(10, 3), {65, {}}, {}).status().message(),
               HasSubstr("expected 1..64"));
-  EXPECT_THAT(measure_perplexity(model, {}, {8, {}}, {}).status().message(), HasSubstr("no tokens"));
+  EXPECT_THAT(measure_perplexity(model, {}, {8, {}}, {}).status().message(),
+              HasSubstr("no tokens"));
   const std::vector<int> bad = {5, 999};
   EXPECT_THAT(measure_perplexity(model, bad, {8, {}}, {}).status().message(),
               HasSubstr("token id 999"));
   KvStoreOptions nz;
   nz.nz = true;
-  EXPECT_THAT(measure_perplexity(model, text_tokens(10, 4), {8, nz}, policies({"int8"}))
-                  .status()
-                  .message(),
-              AllOf(HasSubstr("KV policy int8"), HasSubstr("ND layout")));
+  EXPECT_THAT(
+      measure_perplexity(model, text_tokens(10, 4), {8, nz}, policies({"int8"})).status().message(),
+      AllOf(HasSubstr("KV policy int8"), HasSubstr("ND layout")));
 }
 
 // SOURCES.md of kjv-tiny: eval_a.txt, first 16,384 bytes, 32 windows of 512 from BOS.
 TEST(SharedModelTest, KvsimPplReproducesTheKjvTinyReferenceFigures) {
-  KVSIM_REQUIRE_DATA("models/kjv-tiny/eval_a.txt");
-  const auto dir = kvsim::testing::data_dir() / "models/kjv-tiny";
-  auto weights = load_llama_checkpoint((dir / "model.bin").string());
+  KVSIM_REQUIRE_DATA(testing::kKjvEvalText);
+  auto weights = testing::load_kjv_tiny();
   ASSERT_TRUE(weights.is_ok()) << weights.status().message();
   const LlamaModel model(std::move(weights).value());
-  auto tokenizer = Tokenizer::load((dir / "tokenizer.bin").string(), 259);
+  auto tokenizer = Tokenizer::load((testing::kjv_tiny_dir() / "tokenizer.bin").string(), 259);
   ASSERT_TRUE(tokenizer.is_ok());
-  std::ifstream in(dir / "eval_a.txt", std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<int> tokens = tokenizer->encode(text, false, false, false);
+  std::vector<int> tokens = tokenizer->encode(testing::kjv_eval_text(), false, false, false);
   tokens.resize(16384);
   const std::vector<std::pair<const char*, double>> expected = {
-      {"full", 4.0418},      {"window:16", 4.2096}, {"window:32", 4.0960},
-      {"window:64", 4.0606}, {"window:128", 4.0466}, {"window:256", 4.0422},
-      {"sink:4,12", 4.1934}, {"sink:4,28", 4.0817}, {"sink:4,60", 4.0526},
-      {"sink:4,124", 4.0442}};
+      {"full", 4.0418},       {"window:16", 4.2096},  {"window:32", 4.0960}, {"window:64", 4.0606},
+      {"window:128", 4.0466}, {"window:256", 4.0422}, {"sink:4,12", 4.1934}, {"sink:4,28", 4.0817},
+      {"sink:4,60", 4.0526},  {"sink:4,124", 4.0442}};
   std::vector<KvPolicy> runs;
   for (size_t i = 1; i < expected.size(); ++i) runs.push_back(*parse_kv_policy(expected[i].first));
   auto report = measure_perplexity(model, tokens, {512, {}}, runs);

@@ -79,7 +79,8 @@ inline std::vector<float> tiny_scores() {
 
 inline void write_bytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 // A temporary folder holding model.bin and tokenizer.bin of the tiny model; removed at the end.
@@ -89,7 +90,8 @@ class TinyModelFiles {
       : dir_(std::filesystem::temp_directory_path() /
              ("kvsim_tiny_" + name + "_" + std::to_string(::getpid()))) {
     std::filesystem::create_directories(dir_);
-    write_bytes(checkpoint(), kernels::serialize_llama_checkpoint(random_weights(tiny_config(), seed)));
+    write_bytes(checkpoint(),
+                kernels::serialize_llama_checkpoint(random_weights(tiny_config(), seed)));
     write_bytes(tokenizer(), kernels::serialize_tokenizer(tiny_pieces(), tiny_scores()));
   }
   ~TinyModelFiles() { std::filesystem::remove_all(dir_); }
