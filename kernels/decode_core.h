@@ -126,13 +126,15 @@ inline bool consecutive_run(const DecodeSequence& seq, uint32_t i, uint32_t bloc
 }
 
 // Sources that can serve wide tiles (ND, NZ): wide_rows(i) is kWideRows when attended positions
-// i .. i+kWideRows-1 are consecutive slots of one block, else 0; prefetch_wide_k/v(i) start
-// loading such a tile.
+// i .. i+kWideRows-1 are consecutive slots of one block, else 0; prefetch_wide_k/v(i, g) start
+// loading KV head g's part of such a tile (the passes spread a tile's prefetches over the KV
+// heads of the tile before it, rather than issuing them in one burst the fill buffers cannot
+// hold).
 template <typename RowSource>
 concept WideTileSource = requires(const RowSource& source, uint32_t i) {
   source.wide_rows(i);
-  source.prefetch_wide_k(i);
-  source.prefetch_wide_v(i);
+  source.prefetch_wide_k(i, i);
+  source.prefetch_wide_v(i, i);
 };
 
 template <typename RowSource>
@@ -152,9 +154,9 @@ void score_pass(const AttentionShape& shape, const float* q, uint32_t n, const R
   const uint32_t scratch_stride = shape.kv_width() + kLanes;
   for (uint32_t i = 0; i < n;) {
     if (is_wide_tile(source, i)) {
-      if constexpr (WideTileSource<RowSource>) source.prefetch_wide_k(i + kWideRows);
       const View first = source.k_row(i, nullptr);
       for (uint32_t g = 0; g < shape.kv_heads; ++g) {
+        if constexpr (WideTileSource<RowSource>) source.prefetch_wide_k(i + kWideRows, g);
         score_wide_tile(q, shape.head_dim, shape.scale(), g, g * shape.group_size(),
                         (g + 1) * shape.group_size(), first, i, stride, ws->rows.data(),
                         ws->scores.data());
@@ -181,9 +183,9 @@ void accumulate_pass(const AttentionShape& shape, uint32_t n, const RowSource& s
   std::fill(out, out + shape.q_width(), 0.0f);
   for (uint32_t i = 0; i < n;) {
     if (is_wide_tile(source, i)) {
-      if constexpr (WideTileSource<RowSource>) source.prefetch_wide_v(i + kWideRows);
       const View first = source.v_row(i, nullptr);
       for (uint32_t g = 0; g < shape.kv_heads; ++g) {
+        if constexpr (WideTileSource<RowSource>) source.prefetch_wide_v(i + kWideRows, g);
         accumulate_wide_tile(ws->scores.data(), shape.head_dim, g, g * shape.group_size(),
                              (g + 1) * shape.group_size(), first, i, stride, out);
       }
