@@ -53,8 +53,9 @@
 // entry holds a block; the host tier holds exactly the blocks of swapped-out requests and no
 // more than its capacity. Freeing every request leaves every block free.
 //
-// Cost: every operation is O(blocks it touches) and allocates no memory once the per-request
-// vectors have grown (requests' state slots are recycled); nothing iterates a hash map.
+// Cost: every operation is O(blocks it touches) (x log n with fifo eviction; trim() with
+// scores is O(positions held)) and allocates no memory once the per-request vectors have grown
+// (requests' state slots are recycled); nothing iterates a hash map.
 // Not thread-safe; one manager per simulated device.
 #pragma once
 
