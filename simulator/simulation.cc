@@ -82,29 +82,6 @@ Status fill_engine_config(const Scenario& s, const SimulationSetup& setup, Engin
   return Status::ok();
 }
 
-// The natural arrival rate of a trace: (n - 1) / (last arrival - first arrival).
-StatusOr<double> trace_rate(const WorkloadSection& w) {
-  TraceSourceOptions options;
-  options.max_requests = w.max_requests;
-  options.skip_bad_rows = w.skip_bad_rows;
-  KVSIM_ASSIGN_OR_RETURN(auto source, open_trace_source(w.trace, w.trace_format, options));
-  RequestSpec request;
-  uint64_t count = 0;
-  int64_t last_ns = 0;
-  for (;;) {
-    KVSIM_ASSIGN_OR_RETURN(const bool more, source->next(&request));
-    if (!more) break;
-    ++count;
-    last_ns = request.arrival_ns;
-  }
-  if (count < 2 || last_ns == 0) {
-    return Status::invalid_argument(w.trace +
-                                    ": workload.rate needs a trace with arrivals "
-                                    "spread over time (at least two distinct timestamps)");
-  }
-  return static_cast<double>(count - 1) / (static_cast<double>(last_ns) / 1e9);
-}
-
 // The file writers the scenario and the options ask for.
 StatusOr<std::vector<std::unique_ptr<SimObserver>>> make_writers(const Scenario& s,
                                                                  const std::string& dir,
@@ -222,6 +199,35 @@ StatusOr<Summary> run_simulation(const SimulationSetup& setup, const RunOptions&
   summary.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return summary;
+}
+
+StatusOr<double> trace_rate(const WorkloadSection& w) {
+  TraceSourceOptions options;
+  options.max_requests = w.max_requests;
+  options.skip_bad_rows = w.skip_bad_rows;
+  KVSIM_ASSIGN_OR_RETURN(auto source, open_trace_source(w.trace, w.trace_format, options));
+  RequestSpec request;
+  uint64_t count = 0;
+  int64_t last_ns = 0;
+  for (;;) {
+    KVSIM_ASSIGN_OR_RETURN(const bool more, source->next(&request));
+    if (!more) break;
+    ++count;
+    last_ns = request.arrival_ns;
+  }
+  if (count < 2 || last_ns == 0) {
+    return Status::invalid_argument(w.trace +
+                                    ": workload.rate needs a trace with arrivals "
+                                    "spread over time (at least two distinct timestamps)");
+  }
+  return static_cast<double>(count - 1) / (static_cast<double>(last_ns) / 1e9);
+}
+
+StatusOr<double> workload_rate(const WorkloadSection& w) {
+  if (w.rate > 0) return w.rate;
+  if (w.trace.empty()) return w.synthetic.rate_per_s;
+  KVSIM_ASSIGN_OR_RETURN(const double natural, trace_rate(w));
+  return natural / w.time_scale;
 }
 
 }  // namespace kvsim::sim

@@ -52,6 +52,13 @@ StatusOr<std::unique_ptr<CostModel>> make_cost_model(const SimulationSetup& setu
 StatusOr<std::unique_ptr<RequestSource>> make_request_source(const WorkloadSection& workload,
                                                              uint64_t seed);
 
+// The natural arrival rate of a trace: (n - 1) / (last arrival - first arrival), read once.
+StatusOr<double> trace_rate(const WorkloadSection& workload);
+
+// The arrival rate a workload runs at, requests/s: the rate override, else the synthetic
+// rate, else the trace's natural rate divided by time_scale.
+StatusOr<double> workload_rate(const WorkloadSection& workload);
+
 struct RunOptions {
   std::string out_dir;       // overrides output.dir; empty and no output.dir = no files
   std::string chrome_trace;  // overrides output.chrome_trace

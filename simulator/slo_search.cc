@@ -1,7 +1,6 @@
 #include "simulator/slo_search.h"
 
 #include <cmath>
-#include <regex>
 
 #include "core/config_reader.h"
 #include "core/text_format.h"
@@ -11,6 +10,19 @@ namespace {
 
 constexpr double kMinLoad = 1e-6;
 constexpr double kMaxLoad = 1e6;
+
+// "ttft_p99_s" -> "ttft_s.p99": a limit key is <metric>_<stat>_s with stat mean|p50|p90|p99.
+// Returns "" for any other key.
+std::string limit_metric(std::string_view key) {
+  constexpr std::string_view kSuffix = "_s";
+  if (key.size() <= kSuffix.size() || !key.ends_with(kSuffix)) return "";
+  const std::string_view stem = key.substr(0, key.size() - kSuffix.size());
+  const size_t underscore = stem.rfind('_');
+  if (underscore == std::string_view::npos || underscore == 0) return "";
+  const std::string_view stat = stem.substr(underscore + 1);
+  if (stat != "mean" && stat != "p50" && stat != "p90" && stat != "p99") return "";
+  return std::string(stem.substr(0, underscore)) + "_s." + std::string(stat);
+}
 
 struct Probe {
   bool meets = false;
@@ -22,14 +34,12 @@ struct Probe {
 StatusOr<SloSpec> slo_from_config(const ConfigNode& node) {
   SloSpec slo;
   ConfigReader r(node, "slo");
-  r.optional("knob", &slo.knob);
+  r.optional("start_rate_per_s", &slo.start_rate_per_s, 1e-9, 1e9);
   r.optional("precision", &slo.precision, 1.0001, 2.0);
   if (node.is_map()) {
-    static const std::regex kLimit("([a-z0-9_]+)_(mean|p50|p90|p99)_s");
     for (const auto& [key, value] : node.entries()) {
-      std::smatch match;
-      if (!std::regex_match(key, match, kLimit)) continue;
-      SloLimit limit{match[1].str() + "_s." + match[2].str(), 0};
+      SloLimit limit{limit_metric(key), 0};
+      if (limit.metric.empty()) continue;
       r.required(key, &limit.max, 0.0, 1e9);
       slo.limits.push_back(limit);
     }

@@ -4,8 +4,7 @@
 //   slo:
 //     ttft_p99_s: 2.0          # <metric>_<stat>_s -> the limit on summary metric <metric>_s.<stat>
 //     tpot_p99_s: 0.1          #   (stat: mean, p50, p90, p99)
-//     knob: workload.synthetic.rate   # the load knob (default); a rate is multiplied by the
-//                              # load factor; workload.time_scale is divided by it instead
+//     start_rate_per_s: 4      # the load factor 1 (default: the workload's own arrival rate)
 //     precision: 1.02          # stop when the bracket [lo, hi] has hi / lo <= precision
 //
 // search_max_load() brackets the answer by doubling (or halving) a load factor from 1, then
@@ -30,11 +29,9 @@ struct SloLimit {
 
 struct SloSpec {
   std::vector<SloLimit> limits;
-  std::string knob = "workload.synthetic.rate";
+  double start_rate_per_s = 0;  // arrival rate at load factor 1; 0 = the workload's own
   double precision = 1.02;
   int max_evaluations = 60;
-
-  bool knob_is_time_scale() const { return knob == "workload.time_scale"; }
 };
 
 StatusOr<SloSpec> slo_from_config(const ConfigNode& node);

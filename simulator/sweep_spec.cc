@@ -1,6 +1,7 @@
 #include "simulator/sweep_spec.h"
 
 #include <cstdio>
+#include <filesystem>
 
 #include "core/config_reader.h"
 #include "core/names.h"
@@ -146,10 +147,20 @@ StatusOr<SweepSpec> sweep_from_config(const ConfigNode& node, const std::string&
   const ConfigNode* slo = r.child("slo");
   KVSIM_RETURN_IF_ERROR(r.finish());
   if (base == nullptr) return error_at(node.mark(), "missing required field 'base' in sweep");
+  const std::filesystem::path sweep_dir =
+      looks_like_path(source) ? std::filesystem::path(source).parent_path() : "";
+  spec.base_dir = sweep_dir.string();
   if (base->is_map()) {
     spec.base = *base;
   } else if (base->is_scalar()) {
-    KVSIM_ASSIGN_OR_RETURN(spec.base, load_base(spec.kind, base->text()));
+    std::string reference = base->text();
+    if (looks_like_path(reference) && std::filesystem::path(reference).is_relative()) {
+      reference = (sweep_dir / reference).string();
+    }
+    if (looks_like_path(reference)) {
+      spec.base_dir = std::filesystem::path(reference).parent_path().string();
+    }
+    KVSIM_ASSIGN_OR_RETURN(spec.base, load_base(spec.kind, reference));
   } else {
     return error_at(base->mark(), "base must be a preset name, a YAML path or a map");
   }

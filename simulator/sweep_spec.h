@@ -53,6 +53,7 @@ struct SweepSpec {
   std::string description;
   SweepKind kind = SweepKind::kSimulate;
   ConfigNode base;                  // the base configuration tree
+  std::string base_dir;             // folder relative paths in the base resolve against
   std::vector<std::string> keys;    // grid keys then zip keys: the CSV columns
   std::vector<std::pair<std::string, std::vector<ConfigNode>>> grid;
   std::vector<std::vector<std::pair<std::string, std::vector<ConfigNode>>>> zip;
@@ -61,7 +62,9 @@ struct SweepSpec {
 };
 
 // Reads a sweep from its tree. `load_base` resolves a `base:` given by name or path
-// (scenarios for simulate sweeps); an inline map is used as it is.
+// (scenarios for simulate sweeps); an inline map is used as it is. For a sweep read from a
+// file (`source` a path), a relative base path and the base's own relative paths resolve
+// against the sweep file's folder.
 using BaseLoader = StatusOr<ConfigNode> (*)(SweepKind kind, const std::string& name_or_path);
 StatusOr<SweepSpec> sweep_from_config(const ConfigNode& node, const std::string& source,
                                       BaseLoader load_base);

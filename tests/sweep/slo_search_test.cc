@@ -54,13 +54,13 @@ TEST(SloSearchTest, ReportsWhenNothingMeetsTheSlo) {
 }
 
 TEST(SloSearchTest, SpecErrors) {
-  auto node = parse_yaml("knob: workload.time_scale\n", "slo.yaml");
+  auto node = parse_yaml("start_rate_per_s: 2\n", "slo.yaml");
   auto none = slo_from_config(*node);
   ASSERT_FALSE(none.is_ok());
   EXPECT_THAT(none.status().message(), HasSubstr("at least one limit"));
   node = parse_yaml("ttft_p99_s: 1\nttft_p99: 2\n", "slo.yaml");
   EXPECT_THAT(slo_from_config(*node).status().message(), HasSubstr("unknown field"));
-  EXPECT_TRUE(slo_from_text("tpot_p90_s: 0.1\nknob: workload.time_scale\n").knob_is_time_scale());
+  EXPECT_DOUBLE_EQ(slo_from_text("tpot_p90_s: 0.1\nstart_rate_per_s: 3\n").start_rate_per_s, 3.0);
 }
 
 }  // namespace

@@ -1,0 +1,39 @@
+// Options shared by the commands that run the tiny LLaMA model (`kvsim generate`,
+// `kvsim ppl`): the checkpoint and tokenizer files (default: the shared kjv-tiny model,
+// "data:" paths, core/data_dir.h) and how the KV cache is stored.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/status.h"
+#include "kernels/kv_store.h"
+#include "kernels/llama_model.h"
+#include "kernels/tokenizer.h"
+
+namespace kvsim::cli {
+
+struct LlamaOptions {
+  std::string checkpoint = "data:models/kjv-tiny/model.bin";
+  std::string tokenizer = "data:models/kjv-tiny/tokenizer.bin";
+  std::string kv_layout = "nd";   // nd | nz
+  std::string kv_dtype = "fp32";  // fp32 | fp16
+  uint32_t block_size = 16;       // tokens per KV block
+};
+
+void add_llama_options(CLI::App* command, LlamaOptions* options);
+
+struct LoadedLlama {
+  std::unique_ptr<kernels::LlamaModel> model;
+  std::unique_ptr<kernels::Tokenizer> tokenizer;
+};
+
+// Loads and validates both files (the tokenizer with the checkpoint's vocabulary size).
+StatusOr<LoadedLlama> load_llama(const LlamaOptions& options);
+
+// The KV store options named by --kv-layout, --kv-dtype and --block-size.
+StatusOr<kernels::KvStoreOptions> kv_store_options(const LlamaOptions& options);
+
+}  // namespace kvsim::cli

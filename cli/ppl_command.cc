@@ -1,0 +1,129 @@
+// kvsim ppl: teacher-forced perplexity of a text under KV cache policies (eviction and
+// quantization), each against full attention on the same windows (kernels/perplexity.h).
+// --budgets runs every eviction policy at every cache budget: the data of a PPL-vs-budget plot.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/command.h"
+#include "cli/json_util.h"
+#include "cli/llama_options.h"
+#include "core/data_dir.h"
+#include "core/text_format.h"
+#include "kernels/perplexity.h"
+
+namespace kvsim::cli {
+namespace {
+
+struct PplOptions {
+  LlamaOptions llama;
+  std::string text = "data:models/kjv-tiny/eval_a.txt";
+  uint32_t ctx = 0;
+  uint64_t max_tokens = 0;
+  std::vector<std::string> policies;
+  std::vector<uint64_t> budgets;
+  bool json = false;
+};
+
+StatusOr<std::string> read_text(const std::string& path) {
+  std::ifstream in(resolve_data_path(path), std::ios::binary);
+  if (!in) return Status::not_found(path + ": cannot open the text file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Every requested policy, each eviction policy once per budget when budgets are given.
+StatusOr<std::vector<kernels::KvPolicy>> expand_policies(const PplOptions& o) {
+  std::vector<kernels::KvPolicy> out;
+  for (const std::string& spec : o.policies) {
+    KVSIM_ASSIGN_OR_RETURN(kernels::KvPolicy policy, kernels::parse_kv_policy(spec));
+    if (o.budgets.empty() || !policy.evicts()) {
+      out.push_back(std::move(policy));
+      continue;
+    }
+    for (uint64_t budget : o.budgets) {
+      auto at_budget = kernels::kv_policy_at_budget(spec, budget);
+      if (!at_budget.is_ok()) return at_budget.status().with_context("--budgets");
+      out.push_back(std::move(at_budget).value());
+    }
+  }
+  return out;
+}
+
+nlohmann::json to_json(const kernels::PerplexityReport& report) {
+  nlohmann::json out;
+  out["tokens"] = report.tokens;
+  out["results"] = nlohmann::json::array();
+  for (const kernels::PolicyResult& r : report.results) {
+    out["results"].push_back({{"policy", r.policy},
+                              {"budget_tokens", json_or_null(r.budget_tokens)},
+                              {"ppl", r.ppl},
+                              {"delta_ppl", r.delta_ppl},
+                              {"kl", r.kl},
+                              {"top1_agreement", r.top1_agreement},
+                              {"kv_bytes", r.kv_bytes}});
+  }
+  return out;
+}
+
+void print_text(const kernels::PerplexityReport& report, uint32_t ctx) {
+  std::printf("Perplexity over %s tokens, windows of %u tokens from BOS\n\n",
+              format_count(report.tokens).c_str(), ctx);
+  std::printf("%-16s %7s %9s %10s %10s %7s %12s\n", "policy", "budget", "ppl", "delta_ppl",
+              "KL(full||p)", "top-1", "KV bytes/seq");
+  for (const kernels::PolicyResult& r : report.results) {
+    const std::string budget = r.budget_tokens ? std::to_string(*r.budget_tokens) : "-";
+    std::printf("%-16s %7s %9.4f %+10.4f %10.5f %6.2f%% %12s\n", r.policy.c_str(), budget.c_str(),
+                r.ppl, r.delta_ppl, r.kl, 100.0 * r.top1_agreement,
+                format_count(r.kv_bytes).c_str());
+  }
+}
+
+int run_ppl(const PplOptions& o) {
+  auto loaded = load_llama(o.llama);
+  if (!loaded.is_ok()) return report_error(loaded.status());
+  auto store = kv_store_options(o.llama);
+  if (!store.is_ok()) return report_error(store.status());
+  auto policies = expand_policies(o);
+  if (!policies.is_ok()) return report_error(policies.status());
+  auto text = read_text(o.text);
+  if (!text.is_ok()) return report_error(text.status());
+  std::vector<int> tokens =
+      loaded->tokenizer->encode(*text, /*bos=*/false, /*eos=*/false, /*dummy_prefix=*/false);
+  if (o.max_tokens > 0 && tokens.size() > o.max_tokens) tokens.resize(o.max_tokens);
+  const kernels::PerplexityOptions options{o.ctx, *store};
+  auto report = kernels::measure_perplexity(*loaded->model, tokens, options, *policies);
+  if (!report.is_ok()) return report_error(report.status());
+  if (o.json) {
+    std::printf("%s\n", to_json(*report).dump(2).c_str());
+  } else {
+    print_text(*report, o.ctx == 0 ? loaded->model->config().seq_len : o.ctx);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_ppl_command(CLI::App& app, CommandFn* chosen) {
+  auto options = std::make_shared<PplOptions>();
+  CLI::App* command =
+      app.add_subcommand("ppl", "perplexity of a text under KV cache policies, against full");
+  add_llama_options(command, &options->llama);
+  command->add_option("--text", options->text, "text file to score")->capture_default_str();
+  command->add_option("--ctx", options->ctx, "window length in tokens (default: seq_len)");
+  command->add_option("--max-tokens", options->max_tokens, "score only the first N tokens");
+  command
+      ->add_option("--policy", options->policies,
+                   "full, window:W, sink:S,W, h2o:H,R, int8, int4:G,R (repeatable)")
+      ->required();
+  command->add_option("--budgets", options->budgets, "cache budgets in tokens (e.g. 16,32,64)")
+      ->delimiter(',')
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
+  command->add_flag("--json", options->json, "print JSON");
+  command->callback([options, chosen] { *chosen = [options] { return run_ppl(*options); }; });
+}
+
+}  // namespace kvsim::cli

@@ -1,0 +1,137 @@
+// kvsim sweep: runs a batch of simulations (or PPL measurements) described by a sweep file
+// (simulator/sweep_spec.h) — in parallel, crash-safe, resumable and shardable — and
+// `kvsim sweep merge` joins the folders of a sharded sweep.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <thread>
+
+#include "cli/command.h"
+#include "simulator/sweep_merge.h"
+#include "simulator/sweep_runner.h"
+#include "simulator/sweep_simulation.h"
+
+namespace kvsim::cli {
+namespace {
+
+struct SweepOptions {
+  std::string sweep;
+  std::string out;
+  size_t jobs = 0;  // 0 = all cores
+  std::string shard = "0/1";
+  bool resume = false;
+  bool dry_run = false;
+  std::vector<std::string> merge_inputs;
+};
+
+std::string clock_text(double seconds) {
+  const long total = static_cast<long>(seconds + 0.5);
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%ld:%02ld", total / 60, total % 60);
+  return buffer;
+}
+
+// Progress on stderr: redrawn in place on a terminal, a line every 5 s (and the last) elsewhere.
+std::function<void(const sim::SweepProgress&)> progress_printer() {
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+  return [terminal, last](const sim::SweepProgress& p) {
+    const auto now = std::chrono::steady_clock::now();
+    const bool final = p.done == p.total;
+    if (!terminal && !final && now - *last < std::chrono::seconds(5)) return;
+    *last = now;
+    std::fprintf(stderr, "%ssweep: %zu/%zu points, %zu failed, %zu resumed, %s elapsed, ETA %s%s",
+                 terminal ? "\r" : "", p.done, p.total, p.failed, p.skipped,
+                 clock_text(p.elapsed_s).c_str(), clock_text(p.eta_s).c_str(),
+                 terminal && !final ? "" : "\n");
+  };
+}
+
+StatusOr<std::pair<size_t, size_t>> parse_shard(const std::string& text) {
+  size_t index = 0;
+  size_t count = 0;
+  char extra = 0;
+  if (std::sscanf(text.c_str(), "%zu/%zu%c", &index, &count, &extra) != 2 || count == 0 ||
+      index >= count) {
+    return Status::invalid_argument("--shard expects I/N with 0 <= I < N, got '" + text + "'");
+  }
+  return std::make_pair(index, count);
+}
+
+StatusOr<sim::PointRunner> runner_for(const sim::SweepSpec& spec) {
+  if (spec.kind == sim::SweepKind::kSimulate) return sim::make_simulation_point_runner(spec);
+  return Status::invalid_argument(spec.source + ": ppl sweeps are not available in this build");
+}
+
+int run_dry(const std::vector<sim::SweepPoint>& points, size_t shard, size_t shards) {
+  for (const sim::SweepPoint& point : sim::select_shard(points, shard, shards)) {
+    std::printf("%4zu  %s  %s\n", point.index, point.id.c_str(), point.name.c_str());
+  }
+  return kExitOk;
+}
+
+int run_sweep_command(const SweepOptions& o) {
+  if (o.sweep.empty()) return report_error(Status::invalid_argument("give a sweep file or name"));
+  auto spec = sim::load_sweep(o.sweep);
+  if (!spec.is_ok()) return report_error(spec.status());
+  auto shard = parse_shard(o.shard);
+  if (!shard.is_ok()) return report_error(shard.status());
+  auto points = sim::expand_sweep(*spec);
+  if (!points.is_ok()) return report_error(points.status());
+  if (o.dry_run) return run_dry(*points, shard->first, shard->second);
+  const std::string out = o.out.empty() ? spec->output : o.out;
+  if (out.empty()) return report_error(Status::invalid_argument("give --out DIR (the sweep names no output)"));
+  auto runner = runner_for(*spec);
+  if (!runner.is_ok()) return report_error(runner.status());
+  sim::SweepRunOptions options;
+  options.out_dir = out;
+  options.jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  options.shard_index = shard->first;
+  options.shard_count = shard->second;
+  options.resume = o.resume;
+  options.on_progress = progress_printer();
+  auto result = sim::run_sweep(*spec, *points, *runner, options);
+  if (!result.is_ok()) return report_error(result.status());
+  std::printf("%zu points run, %zu failed, %zu resumed; summary: %s/summary.csv\n", result->ran,
+              result->failed, result->skipped, out.c_str());
+  return kExitOk;
+}
+
+int run_merge_command(const SweepOptions& o) {
+  if (o.out.empty()) return report_error(Status::invalid_argument("sweep merge needs --out DIR"));
+  std::vector<std::filesystem::path> inputs(o.merge_inputs.begin(), o.merge_inputs.end());
+  auto result = sim::merge_sweeps(inputs, o.out);
+  if (!result.is_ok()) return report_error(result.status());
+  std::printf("merged %zu points (%zu failed) into %s/summary.csv\n", result->num_points,
+              result->num_failed, o.out.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_sweep_command(CLI::App& app, CommandFn* chosen) {
+  auto options = std::make_shared<SweepOptions>();
+  CLI::App* command = app.add_subcommand("sweep", "run a batch of simulations from a sweep file");
+  command->add_option("sweep", options->sweep, "sweep preset name or YAML file");
+  command->add_option("--out", options->out, "output folder (default: the sweep's output)");
+  command->add_option("--jobs", options->jobs, "points run in parallel (default: all cores)")
+      ->check(CLI::Range(size_t{1}, size_t{1024}));
+  command->add_option("--shard", options->shard, "run shard I of N (I/N, 0-based)");
+  command->add_flag("--resume", options->resume, "skip points whose results exist");
+  command->add_flag("--dry-run", options->dry_run, "list the points and exit");
+  CLI::App* merge = command->add_subcommand("merge", "join the folders of a sharded sweep");
+  // CLI11 runs this callback after merge's: leave the merge command chosen when it was given.
+  command->callback([options, chosen, merge] {
+    if (merge->parsed()) return;
+    *chosen = [options] { return run_sweep_command(*options); };
+  });
+  merge->add_option("dirs", options->merge_inputs, "shard output folders")->required();
+  merge->add_option("--out", options->out, "merged output folder")->required();
+  merge->callback([options, chosen] {
+    *chosen = [options] { return run_merge_command(*options); };
+  });
+}
+
+}  // namespace kvsim::cli
