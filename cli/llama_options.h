@@ -10,8 +10,7 @@
 
 #include "core/status.h"
 #include "kernels/kv_store.h"
-#include "kernels/llama_model.h"
-#include "kernels/tokenizer.h"
+#include "kernels/ppl_inputs.h"
 
 namespace kvsim::cli {
 
@@ -25,13 +24,8 @@ struct LlamaOptions {
 
 void add_llama_options(CLI::App* command, LlamaOptions* options);
 
-struct LoadedLlama {
-  std::unique_ptr<kernels::LlamaModel> model;
-  std::unique_ptr<kernels::Tokenizer> tokenizer;
-};
-
-// Loads and validates both files (the tokenizer with the checkpoint's vocabulary size).
-StatusOr<LoadedLlama> load_llama(const LlamaOptions& options);
+// kernels::load_llama() of --checkpoint and --tokenizer.
+StatusOr<kernels::LoadedLlama> load_llama(const LlamaOptions& options);
 
 // The KV store options named by --kv-layout, --kv-dtype and --block-size.
 StatusOr<kernels::KvStoreOptions> kv_store_options(const LlamaOptions& options);

@@ -2,17 +2,15 @@
 // quantization), each against full attention on the same windows (kernels/perplexity.h).
 // --budgets runs every eviction policy at every cache budget: the data of a PPL-vs-budget plot.
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cli/command.h"
 #include "cli/json_util.h"
 #include "cli/llama_options.h"
-#include "core/data_dir.h"
 #include "core/text_format.h"
 #include "kernels/perplexity.h"
+#include "kernels/ppl_inputs.h"
 
 namespace kvsim::cli {
 namespace {
@@ -26,32 +24,6 @@ struct PplOptions {
   std::vector<uint64_t> budgets;
   bool json = false;
 };
-
-StatusOr<std::string> read_text(const std::string& path) {
-  std::ifstream in(resolve_data_path(path), std::ios::binary);
-  if (!in) return Status::not_found(path + ": cannot open the text file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Every requested policy, each eviction policy once per budget when budgets are given.
-StatusOr<std::vector<kernels::KvPolicy>> expand_policies(const PplOptions& o) {
-  std::vector<kernels::KvPolicy> out;
-  for (const std::string& spec : o.policies) {
-    KVSIM_ASSIGN_OR_RETURN(kernels::KvPolicy policy, kernels::parse_kv_policy(spec));
-    if (o.budgets.empty() || !policy.evicts()) {
-      out.push_back(std::move(policy));
-      continue;
-    }
-    for (uint64_t budget : o.budgets) {
-      auto at_budget = kernels::kv_policy_at_budget(spec, budget);
-      if (!at_budget.is_ok()) return at_budget.status().with_context("--budgets");
-      out.push_back(std::move(at_budget).value());
-    }
-  }
-  return out;
-}
 
 nlohmann::json to_json(const kernels::PerplexityReport& report) {
   nlohmann::json out;
@@ -87,13 +59,11 @@ int run_ppl(const PplOptions& o) {
   if (!loaded.is_ok()) return report_error(loaded.status());
   auto store = kv_store_options(o.llama);
   if (!store.is_ok()) return report_error(store.status());
-  auto policies = expand_policies(o);
+  auto policies = kernels::expand_policies(o.policies, o.budgets);
   if (!policies.is_ok()) return report_error(policies.status());
-  auto text = read_text(o.text);
+  auto text = kernels::read_text_file(o.text);
   if (!text.is_ok()) return report_error(text.status());
-  std::vector<int> tokens =
-      loaded->tokenizer->encode(*text, /*bos=*/false, /*eos=*/false, /*dummy_prefix=*/false);
-  if (o.max_tokens > 0 && tokens.size() > o.max_tokens) tokens.resize(o.max_tokens);
+  const std::vector<int> tokens = kernels::ppl_tokens(*loaded->tokenizer, *text, o.max_tokens);
   const kernels::PerplexityOptions options{o.ctx, *store};
   auto report = kernels::measure_perplexity(*loaded->model, tokens, options, *policies);
   if (!report.is_ok()) return report_error(report.status());

@@ -131,7 +131,8 @@ Status check_inputs(const LlamaModel& model, std::span<const int> tokens, uint32
 
 StatusOr<PerplexityReport> measure_perplexity(const LlamaModel& model, std::span<const int> tokens,
                                               const PerplexityOptions& options,
-                                              std::span<const KvPolicy> policies) {
+                                              std::span<const KvPolicy> policies,
+                                              const PerplexityHooks& hooks) {
   const uint32_t ctx = options.ctx == 0 ? model.config().seq_len : options.ctx;
   KVSIM_RETURN_IF_ERROR(check_inputs(model, tokens, ctx));
   std::vector<PolicyRun> runs;
@@ -150,6 +151,8 @@ StatusOr<PerplexityReport> measure_perplexity(const LlamaModel& model, std::span
   const uint32_t vocab = model.config().vocab_size;
   const size_t window_count = (tokens.size() + ctx - 1) / ctx;
   WindowLogProbs full_logp, logp;
+  const size_t steps = (window_count + kMaxBatch - 1) / kMaxBatch * runs.size();  // progress
+  size_t steps_done = 0;
   for (size_t first = 0; first < window_count; first += kMaxBatch) {
     const size_t last = std::min(window_count, first + kMaxBatch);
     std::vector<std::vector<int>> inputs;  // BOS + each window's tokens but its last
@@ -166,6 +169,12 @@ StatusOr<PerplexityReport> measure_perplexity(const LlamaModel& model, std::span
         run.max_attended = std::max(run.max_attended, run.session.max_attended(w));
       }
       score_windows(full_logp, is_full ? full_logp : logp, targets, vocab, is_full, &run);
+      ++steps_done;
+      if (hooks.progress) hooks.progress(static_cast<double>(steps_done) / steps);
+      if (hooks.stop != nullptr && hooks.stop->load(std::memory_order_relaxed)) {
+        return Status::cancelled("perplexity cancelled after " + std::to_string(steps_done) +
+                                 " of " + std::to_string(steps) + " steps");
+      }
     }
   }
   PerplexityReport report;

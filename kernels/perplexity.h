@@ -15,7 +15,9 @@
 // once x bytes per token from core/capacity.h; KIVI: int4 groups + full-precision residual).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -30,6 +32,15 @@ namespace kvsim::kernels {
 struct PerplexityOptions {
   uint32_t ctx = 0;      // window length in tokens; 0 = the model's seq_len
   KvStoreOptions store;  // layout, storage dtype and block size of the unquantized runs
+};
+
+// How a front end follows and stops a long measurement (the GUI's progress bar and Cancel).
+struct PerplexityHooks {
+  // Called after each batch of windows of each policy with the share of the work done, [0, 1].
+  std::function<void(double)> progress;
+  // When set and it turns true, measure_perplexity returns a cancelled Status after the batch
+  // of windows in flight; null: never.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct PolicyResult {
@@ -51,6 +62,7 @@ struct PerplexityReport {
 // any policy the store cannot run (e.g. KIVI's group not dividing the block size).
 StatusOr<PerplexityReport> measure_perplexity(const LlamaModel& model, std::span<const int> tokens,
                                               const PerplexityOptions& options,
-                                              std::span<const KvPolicy> policies);
+                                              std::span<const KvPolicy> policies,
+                                              const PerplexityHooks& hooks = {});
 
 }  // namespace kvsim::kernels
