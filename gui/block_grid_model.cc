@@ -63,6 +63,22 @@ BlockGridStep block_grid_step(const DemoStep& step) {
   return out;
 }
 
+size_t featured_step(const BlockGridData& data) {
+  std::optional<size_t> first_eviction;
+  for (size_t i = 0; i < data.steps.size(); ++i) {
+    bool hit = false;
+    bool evicted = false;
+    for (const BlockCell& cell : data.steps[i].cells) {
+      hit = hit || cell.marks.hit;
+      evicted = evicted || cell.marks.evicted;
+    }
+    if (hit && evicted) return i;
+    if (evicted && !first_eviction) first_eviction = i;
+  }
+  if (first_eviction) return *first_eviction;
+  return data.steps.empty() ? 0 : data.steps.size() - 1;
+}
+
 StatusOr<BlockGridData> compute_block_grid(std::string_view eviction) {
   KVSIM_ASSIGN_OR_RETURN(BlockDemo demo, run_block_demo(eviction));
   BlockGridData out;

@@ -63,6 +63,10 @@ struct BlockGridData {
 // One step arranged per block.
 BlockGridStep block_grid_step(const DemoStep& step);
 
+// The step a single picture should show: the first with both a prefix hit and an eviction,
+// else the first with an eviction, else the last.
+size_t featured_step(const BlockGridData& data);
+
 // run_block_demo(eviction), every step arranged.
 StatusOr<BlockGridData> compute_block_grid(std::string_view eviction);
 

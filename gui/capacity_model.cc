@@ -27,6 +27,12 @@ StatusOr<DeviceCapacity> device_capacity(const ModelSpec& model, DeviceSpec devi
 
 }  // namespace
 
+const std::vector<std::string>& default_comparison_devices() {
+  static const std::vector<std::string> kDevices = {"a100-80g", "h100-sxm", "h200",
+                                                    "ascend-910b3", "ascend-310p3"};
+  return kDevices;
+}
+
 std::vector<uint64_t> seq_len_grid(const ModelSpec& model) {
   const uint64_t max_len =
       model.max_position_embeddings > 0 ? model.max_position_embeddings : kSeqLenWithoutMax;

@@ -61,6 +61,10 @@ struct CapacityViewData {
   std::vector<DeviceCapacity> devices;  // in input order
 };
 
+// The devices the view compares when nothing else is asked: two NVIDIA generations, the
+// H200, an Ascend 910B and the NZ-layout Ascend 310P.
+const std::vector<std::string>& default_comparison_devices();
+
 // Sequence lengths for the max-sequences curve: powers of two from 128 below the model's
 // max positions, then the max positions itself (1024 when the model names none).
 std::vector<uint64_t> seq_len_grid(const ModelSpec& model);

@@ -21,8 +21,6 @@ namespace kvsim::gui {
 namespace {
 
 const char* const kDefaultModel = "llama3-8b";
-const char* const kDefaultDevices[] = {"a100-80g", "h100-sxm", "h200", "ascend-910b3",
-                                       "ascend-310p3"};
 
 }  // namespace
 
@@ -66,8 +64,9 @@ QWidget* CapacityView::build_controls() {
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(Qt::Unchecked);
   }
-  for (const char* name : kDefaultDevices) {
-    for (QListWidgetItem* item : devices_->findItems(name, Qt::MatchExactly)) {
+  for (const std::string& name : default_comparison_devices()) {
+    for (QListWidgetItem* item :
+         devices_->findItems(QString::fromStdString(name), Qt::MatchExactly)) {
       item->setCheckState(Qt::Checked);
     }
   }

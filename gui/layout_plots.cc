@@ -86,8 +86,8 @@ void show_grid(PlotPanel* panel, const CellGrid& grid, GridCell picked, uint64_t
   map->setGradient(cell_gradient());
   map->setDataRange(QCPRange(0, kLastKind));
   frame_cell(plot, grid, picked, picked_offset);
-  set_linear_axis(plot->xAxis);
-  set_linear_axis(plot->yAxis);
+  set_integer_axis(plot->xAxis);
+  set_integer_axis(plot->yAxis);
   plot->xAxis->setLabel(x_label);
   plot->yAxis->setLabel("slot (row)");
   plot->yAxis->setRangeReversed(true);

@@ -15,6 +15,7 @@
 #include "gui/layout_view.h"
 #include "gui/teaching_view.h"
 #include "gui/plot_panel.h"
+#include "gui/ppl_view.h"
 #include "gui/simulation_view.h"
 
 namespace kvsim::gui {
@@ -31,9 +32,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->setObjectName("tabs");
   capacity_ = new CapacityView(tabs_);
   simulation_ = new SimulationView(runner_, tabs_);
+  ppl_ = new PplView(runner_, tabs_);
   teaching_ = new TeachingView(tabs_);
   tabs_->addTab(capacity_, "Capacity");
   tabs_->addTab(simulation_, "Simulation");
+  tabs_->addTab(ppl_, "PPL impact");
   tabs_->addTab(teaching_, "Cache and layout");
   setCentralWidget(tabs_);
   build_menu();

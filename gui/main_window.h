@@ -24,6 +24,7 @@ class CapacityView;
 class JobRunner;
 class LayoutView;
 class PlotPanel;
+class PplView;
 class SimulationView;
 class TeachingView;
 
@@ -37,6 +38,7 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs() const { return tabs_; }
   CapacityView* capacity_view() const { return capacity_; }
   SimulationView* simulation_view() const { return simulation_; }
+  PplView* ppl_view() const { return ppl_; }
   TeachingView* teaching_view() const { return teaching_; }
   LayoutView* layout_view() const;
   BlockDemoView* block_demo_view() const;
@@ -62,6 +64,7 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs_ = nullptr;
   CapacityView* capacity_ = nullptr;
   SimulationView* simulation_ = nullptr;
+  PplView* ppl_ = nullptr;
   TeachingView* teaching_ = nullptr;
   QLabel* job_label_ = nullptr;
   QProgressBar* progress_ = nullptr;

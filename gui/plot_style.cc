@@ -41,6 +41,16 @@ void set_linear_axis(QCPAxis* axis) {
   axis->setNumberPrecision(6);
 }
 
+void set_integer_axis(QCPAxis* axis) {
+  axis->setScaleType(QCPAxis::stLinear);
+  auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+  ticker->setTickStep(1.0);
+  ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+  axis->setTicker(ticker);
+  axis->setNumberFormat("f");
+  axis->setNumberPrecision(0);
+}
+
 void show_legend(QCustomPlot* plot, Qt::Alignment alignment) {
   plot->legend->setVisible(true);
   plot->legend->setBrush(QColor(255, 255, 255, 210));

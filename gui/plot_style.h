@@ -25,6 +25,9 @@ void set_text_ticks(QCPAxis* axis, const QVector<QString>& labels);
 // A log10 axis with 1-2-5 style ticks.
 void set_log_axis(QCPAxis* axis);
 
+// A linear axis with ticks on whole numbers only (cell rows and columns).
+void set_integer_axis(QCPAxis* axis);
+
 // A linear axis with plain ticks (undoes set_log_axis).
 void set_linear_axis(QCPAxis* axis);
 

@@ -76,11 +76,12 @@ void set_lazy_table(PlotPanel* panel, const SimRun& a, const SimRun* b, Build bu
   });
 }
 
-void add_cdf(QCPAxisRect* rect, const RunRef& r, const Series& sorted, const QColor& color) {
+QCPGraph* add_cdf(QCPAxisRect* rect, const RunRef& r, const Series& sorted, const QColor& color) {
   QCPGraph* graph = add_line(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft),
                              r.tag + ": " + QString::fromStdString(r.run->label), sorted,
                              empirical_cdf(sorted.size()), color, r.style);
   graph->setLineStyle(QCPGraph::lsStepLeft);
+  return graph;
 }
 
 }  // namespace
@@ -176,7 +177,7 @@ void show_latency(PlotPanel* panel, const SimRun& a, const SimRun* b) {
   for (const RunRef& r : runs_of(a, b)) {
     const QColor color = r.tag == "A" ? series_color(0) : Qt::black;
     add_cdf(left, r, r.run->ttft_s, color);
-    add_cdf(right, r, r.run->tpot_s, color);
+    add_cdf(right, r, r.run->tpot_s, color)->removeFromLegend();  // one entry per run
   }
   for (auto [rect, label] : {std::pair{left, "TTFT (s)"}, std::pair{right, "TPOT (s)"}}) {
     rect->axis(QCPAxis::atBottom)->setLabel(label);

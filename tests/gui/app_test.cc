@@ -15,6 +15,8 @@
 #include "gui/layout_view.h"
 #include "gui/main_window.h"
 #include "gui/plot_panel.h"
+#include "gui/ppl_view.h"
+#include "gui/simulation_view.h"
 #include "tests/gui/image_checks.h"
 
 using namespace kvsim;
@@ -30,11 +32,13 @@ class AppTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QStringList tabs;
     for (int i = 0; i < window.tabs()->count(); ++i) tabs << window.tabs()->tabText(i);
-    QVERIFY(tabs.contains("Capacity"));
-    QVERIFY(tabs.contains("Cache and layout"));
+    QCOMPARE(tabs, (QStringList{"Capacity", "Simulation", "PPL impact", "Cache and layout"}));
     QVERIFY(window.capacity_view()->error_text().isEmpty());
     QVERIFY(window.layout_view()->error_text().isEmpty());
     QVERIFY(window.block_demo_view()->error_text().isEmpty());
+    QVERIFY(window.simulation_view()->error_text().isEmpty());
+    QVERIFY(window.simulation_view()->document().has_value());  // the default scenario
+    QVERIFY(window.ppl_view()->error_text().isEmpty());
     QVERIFY(window.panels().size() >= 5);
   }
 
