@@ -78,7 +78,8 @@ void set_lazy_table(PlotPanel* panel, const SimRun& a, const SimRun* b, Build bu
 
 QCPGraph* add_cdf(QCPAxisRect* rect, const RunRef& r, const Series& sorted, const QColor& color) {
   QCPGraph* graph = add_line(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft),
-                             r.tag + ": " + QString::fromStdString(r.run->label), sorted,
+                             r.tag + " " + QString::fromStdString(r.run->label).section(':', 0, 0),
+                             sorted,
                              empirical_cdf(sorted.size()), color, r.style);
   graph->setLineStyle(QCPGraph::lsStepLeft);
   return graph;

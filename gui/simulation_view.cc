@@ -4,6 +4,7 @@
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QGridLayout>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -55,7 +56,9 @@ SimulationView::SimulationView(JobRunner* runner, QWidget* parent)
   summary_ = new QTableWidget(0, 3, this);
   summary_->setObjectName("sim_summary");
   summary_->setHorizontalHeaderLabels({"metric (summary.json)", "run A", "run B"});
-  summary_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  summary_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  summary_->horizontalHeader()->setStretchLastSection(true);
+  summary_->setWordWrap(false);
   summary_->verticalHeader()->setVisible(false);
   summary_->setEditTriggers(QAbstractItemView::NoEditTriggers);
 
@@ -71,7 +74,7 @@ SimulationView::SimulationView(JobRunner* runner, QWidget* parent)
   right->addWidget(summary_);
   right->setStretchFactor(0, 4);
   right->setStretchFactor(1, 1);
-  right->setSizes({1100, 300});
+  right->setSizes({1000, 440});
 
   auto* layout = new QHBoxLayout(this);
   layout->addWidget(build_controls());
@@ -114,15 +117,19 @@ QWidget* SimulationView::build_controls() {
   run_a_->setObjectName("sim_run_a");
   run_b_ = new QComboBox(box);
   run_b_->setObjectName("sim_run_b");
-  auto* runs = new QFormLayout;
-  runs->addRow("Run A", run_a_);
-  runs->addRow("Run B", run_b_);
+  auto* runs_box = new QGroupBox("Kept runs: A solid, B dashed", box);
+  auto* runs = new QGridLayout(runs_box);
+  runs->addWidget(new QLabel("A", runs_box), 0, 0);
+  runs->addWidget(run_a_, 0, 1);
+  runs->addWidget(new QLabel("B", runs_box), 1, 0);
+  runs->addWidget(run_b_, 1, 1);
+  runs->setColumnStretch(1, 1);
 
   auto* column = new QVBoxLayout(box);
   column->addLayout(form);
   column->addWidget(run_button_);
   column->addWidget(error_);
-  column->addLayout(runs);
+  column->addWidget(runs_box);
   column->addStretch(1);
   connect(preset_, &QComboBox::activated, this, [this] { open(preset_->currentText()); });
   connect(open_button, &QPushButton::clicked, this, &SimulationView::ask_open);
