@@ -40,7 +40,8 @@ void append_pick(const BlockLayout& layout, const LayoutPick& pick, std::string*
   const uint64_t column = uint64_t{pick.head} * layout.head_dim + pick.dim;
   appendf(out, "\nElement (token %llu, head %u, dim %u): block %llu, slot %u\n", ull(pick.token),
           pick.head, pick.dim, ull(pick.token / layout.block_size), slot);
-  appendf(out, "  ND offset = (slot*kv_heads + head)*head_dim + dim = (%u*%u + %u)*%u + %u = %llu\n",
+  appendf(out,
+          "  ND offset = (slot*kv_heads + head)*head_dim + dim = (%u*%u + %u)*%u + %u = %llu\n",
           slot, layout.kv_heads, pick.head, layout.head_dim, pick.dim,
           ull(layout.nd_offset(slot, pick.head, pick.dim)));
   appendf(out,

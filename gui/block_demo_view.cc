@@ -18,11 +18,17 @@ namespace kvsim::gui {
 namespace {
 
 QString stats_text(const KvCacheStats& s) {
-  return QString("used %1, cached free %2, empty free %3 | prefix-hit tokens %4 of %5 looked up"
-                 " | evictions %6, copies %7, preemptions %8")
-      .arg(s.num_used_blocks).arg(s.num_cached_free_blocks).arg(s.num_empty_free_blocks)
-      .arg(s.num_prefix_hit_tokens).arg(s.num_prefix_query_tokens).arg(s.num_evictions)
-      .arg(s.num_cow_copies).arg(s.num_preemptions);
+  return QString(
+             "used %1, cached free %2, empty free %3 | prefix-hit tokens %4 of %5 looked up"
+             " | evictions %6, copies %7, preemptions %8")
+      .arg(s.num_used_blocks)
+      .arg(s.num_cached_free_blocks)
+      .arg(s.num_empty_free_blocks)
+      .arg(s.num_prefix_hit_tokens)
+      .arg(s.num_prefix_query_tokens)
+      .arg(s.num_evictions)
+      .arg(s.num_cow_copies)
+      .arg(s.num_preemptions);
 }
 
 const char* const kLegendHtml =

@@ -8,7 +8,6 @@
 #pragma once
 
 #include <QWidget>
-
 #include <optional>
 
 #include "gui/block_grid_model.h"

@@ -12,10 +12,18 @@ void apply_event(const CacheEvent& event, std::vector<BlockCell>* cells) {
   BlockMarks* marks = mark(event.block);
   if (marks == nullptr) return;
   switch (event.kind) {
-    case CacheEventKind::kAllocate: marks->allocated = true; break;
-    case CacheEventKind::kHit: marks->hit = true; break;
-    case CacheEventKind::kEvict: marks->evicted = true; break;
-    case CacheEventKind::kFree: marks->freed = true; break;
+    case CacheEventKind::kAllocate:
+      marks->allocated = true;
+      break;
+    case CacheEventKind::kHit:
+      marks->hit = true;
+      break;
+    case CacheEventKind::kEvict:
+      marks->evicted = true;
+      break;
+    case CacheEventKind::kFree:
+      marks->freed = true;
+      break;
     case CacheEventKind::kCopy:
       marks->copied = true;
       if (BlockMarks* target = mark(event.other_block)) target->copied = true;
@@ -47,7 +55,8 @@ BlockGridStep block_grid_step(const DemoStep& step) {
   }
   for (const DemoRequest& request : step.requests) {
     for (BlockId entry : request.block_table) {
-      if (holds_block(entry) && entry < out.cells.size()) out.cells[entry].owners.push_back(request.id);
+      if (holds_block(entry) && entry < out.cells.size())
+        out.cells[entry].owners.push_back(request.id);
     }
   }
   for (BlockCell& cell : out.cells) {

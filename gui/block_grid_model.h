@@ -38,18 +38,18 @@ struct BlockCell {
   BlockId id = 0;
   DemoBlockState state = DemoBlockState::kFree;
   uint32_t ref_count = 0;
-  std::vector<RequestId> owners;   // ascending request ids
-  std::optional<BlockHash> hash;   // while in the prefix cache
+  std::vector<RequestId> owners;  // ascending request ids
+  std::optional<BlockHash> hash;  // while in the prefix cache
   BlockMarks marks;
   std::optional<uint32_t> free_position;  // index in the free queue
 };
 
 struct BlockGridStep {
-  std::string action;                // DemoStep::action
-  std::string note;                  // DemoStep::note
-  std::vector<std::string> events;   // cache_event_text() of each event, in order
-  std::vector<BlockCell> cells;      // by block id
-  std::vector<BlockId> free_queue;   // DemoStep::free_queue, next reused first
+  std::string action;               // DemoStep::action
+  std::string note;                 // DemoStep::note
+  std::vector<std::string> events;  // cache_event_text() of each event, in order
+  std::vector<BlockCell> cells;     // by block id
+  std::vector<BlockId> free_queue;  // DemoStep::free_queue, next reused first
   KvCacheStats stats;
 };
 

@@ -64,22 +64,23 @@ void draw_queue(QCustomPlot* plot, const BlockGridStep& step, double y) {
     add_rect(plot, QString("queue_%1").arg(i), QPointF(x + 0.03, y),
              QPointF(x + kQueueCellWidth - 0.03, y + 0.4), block_fill(cell),
              QPen(QColor(120, 120, 120)));
-    add_text(plot, QString("queue_label_%1").arg(i),
-             QPointF(x + kQueueCellWidth / 2, y + 0.2), QString::number(id));
+    add_text(plot, QString("queue_label_%1").arg(i), QPointF(x + kQueueCellWidth / 2, y + 0.2),
+             QString::number(id));
   }
 }
 
 CsvTable step_table(const BlockGridStep& step, size_t index) {
   CsvTable table;
-  table.header = {"step", "block", "state", "ref_count", "owners", "hash", "allocated", "hit",
-                  "evicted", "copied", "freed", "free_position"};
+  table.header = {"step",      "block", "state",   "ref_count", "owners", "hash",
+                  "allocated", "hit",   "evicted", "copied",    "freed",  "free_position"};
   for (const BlockCell& c : step.cells) {
     table.rows.push_back(
-        {csv_number(uint64_t{index + 1}), csv_number(uint64_t{c.id}), std::string(demo_block_state_name(c.state)),
-         csv_number(uint64_t{c.ref_count}), owners_text(c).replace(',', ';').toStdString(),
-         c.hash ? block_hash_text(*c.hash) : std::string(),
-         c.marks.allocated ? "1" : "0", c.marks.hit ? "1" : "0", c.marks.evicted ? "1" : "0",
-         c.marks.copied ? "1" : "0", c.marks.freed ? "1" : "0",
+        {csv_number(uint64_t{index + 1}), csv_number(uint64_t{c.id}),
+         std::string(demo_block_state_name(c.state)), csv_number(uint64_t{c.ref_count}),
+         owners_text(c).replace(',', ';').toStdString(),
+         c.hash ? block_hash_text(*c.hash) : std::string(), c.marks.allocated ? "1" : "0",
+         c.marks.hit ? "1" : "0", c.marks.evicted ? "1" : "0", c.marks.copied ? "1" : "0",
+         c.marks.freed ? "1" : "0",
          c.free_position ? csv_number(uint64_t{*c.free_position}) : std::string()});
   }
   return table;
@@ -89,9 +90,13 @@ CsvTable step_table(const BlockGridStep& step, size_t index) {
 
 QColor block_fill(const BlockCell& cell) {
   switch (cell.state) {
-    case DemoBlockState::kUsed: return series_color(static_cast<int>(cell.owners.empty() ? 0 : cell.owners.front())).lighter(140);
-    case DemoBlockState::kCachedFree: return kCachedFill;
-    case DemoBlockState::kFree: return kFreeFill;
+    case DemoBlockState::kUsed:
+      return series_color(static_cast<int>(cell.owners.empty() ? 0 : cell.owners.front()))
+          .lighter(140);
+    case DemoBlockState::kCachedFree:
+      return kCachedFill;
+    case DemoBlockState::kFree:
+      return kFreeFill;
   }
   return kFreeFill;
 }

@@ -28,8 +28,8 @@ StatusOr<DeviceCapacity> device_capacity(const ModelSpec& model, DeviceSpec devi
 }  // namespace
 
 const std::vector<std::string>& default_comparison_devices() {
-  static const std::vector<std::string> kDevices = {"a100-80g", "h100-sxm", "h200",
-                                                    "ascend-910b3", "ascend-310p3"};
+  static const std::vector<std::string> kDevices = {"a100-80g", "h100-sxm", "h200", "ascend-910b3",
+                                                    "ascend-310p3"};
   return kDevices;
 }
 

@@ -49,7 +49,7 @@ struct SeqLenPoint {
 
 struct DeviceCapacity {
   DeviceSpec device;
-  CapacityResult result;                   // at the input query (its seq_len)
+  CapacityResult result;  // at the input query (its seq_len)
   MemoryBreakdown memory;
   std::vector<SeqLenPoint> max_sequences;  // over seq_len_grid(model)
   std::string report;                      // capacity_report(): formulas with the numbers

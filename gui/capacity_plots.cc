@@ -8,14 +8,14 @@
 namespace kvsim::gui {
 namespace {
 
-const QColor kSegmentColors[] = {QColor(110, 110, 110), QColor(230, 159, 0),
-                                 QColor(0, 114, 178), QColor(213, 94, 0),
-                                 QColor(215, 215, 215)};
+const QColor kSegmentColors[] = {QColor(110, 110, 110), QColor(230, 159, 0), QColor(0, 114, 178),
+                                 QColor(213, 94, 0), QColor(215, 215, 215)};
 
 CsvTable memory_table(const CapacityViewData& data) {
   CsvTable table;
-  table.header = {"device", "memory_bytes", "weights_bytes", "reserve_bytes", "kv_data_bytes",
-                  "nz_padding_bytes", "unused_bytes", "num_blocks", "kv_bytes_per_block"};
+  table.header = {"device",        "memory_bytes",  "weights_bytes",
+                  "reserve_bytes", "kv_data_bytes", "nz_padding_bytes",
+                  "unused_bytes",  "num_blocks",    "kv_bytes_per_block"};
   for (const DeviceCapacity& d : data.devices) {
     const auto segments = memory_segments(d.memory);
     std::vector<std::string> row = {d.device.name, csv_number(d.device.memory_bytes)};

@@ -27,8 +27,8 @@ const char* const kDefaultModel = "llama3-8b";
 CapacityView::CapacityView(QWidget* parent) : QWidget(parent) {
   setObjectName("capacity_view");
   memory_panel_ = new PlotPanel("capacity_memory", "Memory per device", this);
-  sequences_panel_ = new PlotPanel("capacity_sequences",
-                                   "Max concurrent sequences vs sequence length", this);
+  sequences_panel_ =
+      new PlotPanel("capacity_sequences", "Max concurrent sequences vs sequence length", this);
   report_ = new QPlainTextEdit(this);
   report_->setObjectName("capacity_report");
   report_->setReadOnly(true);

@@ -10,7 +10,6 @@
 
 #include <QStringList>
 #include <QWidget>
-
 #include <optional>
 
 #include "gui/capacity_model.h"

@@ -17,7 +17,6 @@
 #include <QObject>
 #include <QString>
 #include <QTimer>
-
 #include <atomic>
 #include <chrono>
 #include <functional>

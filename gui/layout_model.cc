@@ -60,11 +60,16 @@ std::optional<uint64_t> nz_cell_offset(const BlockLayout& layout, GridCell cell)
 
 const char* cell_kind_name(CellKind kind) {
   switch (kind) {
-    case CellKind::kEvenHead: return "head_even";
-    case CellKind::kOddHead: return "head_odd";
-    case CellKind::kPadding: return "padding";
-    case CellKind::kGap: return "gap";
-    case CellKind::kPicked: return "picked";
+    case CellKind::kEvenHead:
+      return "head_even";
+    case CellKind::kOddHead:
+      return "head_odd";
+    case CellKind::kPadding:
+      return "padding";
+    case CellKind::kGap:
+      return "gap";
+    case CellKind::kPicked:
+      return "picked";
   }
   return "?";
 }
@@ -114,11 +119,12 @@ StatusOr<LayoutViewData> compute_layout_view(const LayoutViewInput& input) {
     out.device = std::move(device);
   }
   const DeviceSpec* device = out.device ? &*out.device : nullptr;
-  const uint32_t block_size = input.block_size > 0   ? input.block_size
-                              : device != nullptr ? device->default_block_size
-                                                  : kBlockSizeWithoutDevice;
+  const uint32_t block_size = input.block_size > 0 ? input.block_size
+                              : device != nullptr  ? device->default_block_size
+                                                   : kBlockSizeWithoutDevice;
   out.dtype = input.dtype;
-  out.layout = block_layout(kv_shape(out.model, 1), block_size, nz_fractal_width(device, input.dtype));
+  out.layout =
+      block_layout(kv_shape(out.model, 1), block_size, nz_fractal_width(device, input.dtype));
   KVSIM_RETURN_IF_ERROR(check_pick(input, out.layout));
   out.token = input.token;
   out.head = input.head;

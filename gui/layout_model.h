@@ -51,13 +51,13 @@ struct CellGrid {
 };
 
 struct LayoutViewInput {
-  std::string model;          // preset name or YAML path
-  std::string device;         // preset name or path; "" = none (NZ drawn with the dtype's n0)
+  std::string model;   // preset name or YAML path
+  std::string device;  // preset name or path; "" = none (NZ drawn with the dtype's n0)
   DType dtype = DType::kFp16;
-  uint32_t block_size = 0;    // tokens per block; 0 = the device's default, 16 without one
-  uint64_t token = 0;         // the picked element: token position in its sequence,
-  uint32_t head = 0;          //   KV head (< kv_heads),
-  uint32_t dim = 0;           //   element of the head vector (< head_dim)
+  uint32_t block_size = 0;  // tokens per block; 0 = the device's default, 16 without one
+  uint64_t token = 0;       // the picked element: token position in its sequence,
+  uint32_t head = 0;        //   KV head (< kv_heads),
+  uint32_t dim = 0;         //   element of the head vector (< head_dim)
 };
 
 // Grids above this many cells are refused (a block size typed by mistake would otherwise
@@ -78,9 +78,9 @@ struct LayoutViewData {
   uint64_t nz_offset = 0;    // BlockLayout::nz_offset(slot, head, dim), elements
   CellGrid nd;
   CellGrid nz;
-  GridCell nd_picked;        // where the picked element is drawn in each grid
+  GridCell nd_picked;  // where the picked element is drawn in each grid
   GridCell nz_picked;
-  std::string explanation;   // shapes, sizes, padding and both offset formulas with numbers
+  std::string explanation;  // shapes, sizes, padding and both offset formulas with numbers
 };
 
 // Where element (slot, head, dim) is drawn in each grid (preconditions as nd_offset()).

@@ -1,8 +1,8 @@
 #include "gui/layout_plots.h"
 
-#include <functional>
-
 #include <qcustomplot.h>
+
+#include <functional>
 
 #include "gui/plot_panel.h"
 #include "gui/plot_style.h"
@@ -64,7 +64,9 @@ void frame_cell(QCustomPlot* plot, const CellGrid& grid, GridCell cell, uint64_t
   label->position->setCoords(0.01, -0.01);
   label->setClipToAxisRect(false);
   label->setText(QString("picked element: column %1, row %2, offset %3 elements")
-                     .arg(cell.column).arg(cell.row).arg(offset));
+                     .arg(cell.column)
+                     .arg(cell.row)
+                     .arg(offset));
 }
 
 void show_grid(PlotPanel* panel, const CellGrid& grid, GridCell picked, uint64_t picked_offset,
@@ -109,8 +111,7 @@ void show_nd_block(PlotPanel* panel, const LayoutViewData& data) {
 void show_nz_block(PlotPanel* panel, const LayoutViewData& data) {
   const BlockLayout layout = data.layout;
   show_grid(panel, data.nz, data.nz_picked, data.nz_offset,
-            QString("fractal columns of n0 = %1, one after another in memory")
-                .arg(layout.nz_width),
+            QString("fractal columns of n0 = %1, one after another in memory").arg(layout.nz_width),
             [layout](GridCell cell) { return nz_cell_offset(layout, cell); });
 }
 

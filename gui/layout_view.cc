@@ -32,9 +32,9 @@ const char* const kLegendHtml =
 LayoutView::LayoutView(QWidget* parent) : QWidget(parent) {
   setObjectName("layout_view");
   nd_panel_ = new PlotPanel("layout_nd", "ND block [block_size, kv_heads, head_dim]", this);
-  nz_panel_ = new PlotPanel("layout_nz",
-                            "NZ block [ceil(C/n0), ceil(block_size/16)*16, n0], C = kv_heads x head_dim",
-                            this);
+  nz_panel_ = new PlotPanel(
+      "layout_nz", "NZ block [ceil(C/n0), ceil(block_size/16)*16, n0], C = kv_heads x head_dim",
+      this);
   text_ = new QPlainTextEdit(this);
   text_->setObjectName("layout_text");
   text_->setReadOnly(true);
@@ -110,7 +110,8 @@ LayoutViewInput LayoutView::input() const {
 void LayoutView::set_input(const LayoutViewInput& in) {
   updating_ = true;
   model_->setCurrentText(QString::fromStdString(in.model));
-  device_->setCurrentText(in.device.empty() ? QString(kNoDevice) : QString::fromStdString(in.device));
+  device_->setCurrentText(in.device.empty() ? QString(kNoDevice)
+                                            : QString::fromStdString(in.device));
   dtype_->setCurrentText(QString::fromStdString(std::string(dtype_name(in.dtype))));
   block_size_->setValue(static_cast<int>(in.block_size));
   token_->setValue(static_cast<int>(in.token));

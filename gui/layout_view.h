@@ -9,7 +9,6 @@
 #pragma once
 
 #include <QWidget>
-
 #include <optional>
 
 #include "gui/layout_model.h"

@@ -8,7 +8,6 @@
 // Exit codes as the CLI's: 0 success, 2 bad input or a picture that could not be made.
 #include <QApplication>
 #include <QCommandLineParser>
-
 #include <cstdio>
 
 #include "gui/main_window.h"

@@ -13,10 +13,10 @@
 #include "gui/capacity_view.h"
 #include "gui/job_runner.h"
 #include "gui/layout_view.h"
-#include "gui/teaching_view.h"
 #include "gui/plot_panel.h"
 #include "gui/ppl_view.h"
 #include "gui/simulation_view.h"
+#include "gui/teaching_view.h"
 
 namespace kvsim::gui {
 namespace {

@@ -1,13 +1,13 @@
 #include "gui/plot_panel.h"
 
+#include <qcustomplot.h>
+
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QVBoxLayout>
-
-#include <qcustomplot.h>
 
 namespace kvsim::gui {
 namespace {
@@ -29,9 +29,9 @@ PlotPanel::PlotPanel(const QString& name, const QString& title, QWidget* parent)
   auto* header = new QHBoxLayout;
   auto* label = new QLabel("<b>" + title.toHtmlEscaped() + "</b>", this);
   header->addWidget(label, 1);
-  const std::pair<const char*, void (PlotPanel::*)()> buttons[] = {
-      {"PNG", &PlotPanel::export_png}, {"PDF", &PlotPanel::export_pdf},
-      {"CSV", &PlotPanel::export_csv}};
+  const std::pair<const char*, void (PlotPanel::*)()> buttons[] = {{"PNG", &PlotPanel::export_png},
+                                                                   {"PDF", &PlotPanel::export_pdf},
+                                                                   {"CSV", &PlotPanel::export_csv}};
   for (const auto& [text, slot] : buttons) {
     auto* button = new QPushButton(text, this);
     button->setObjectName(name + "_export_" + QString(text).toLower());

@@ -5,10 +5,9 @@
 namespace kvsim::gui {
 
 QColor series_color(int index) {
-  static const QColor kPalette[] = {QColor(0, 114, 178),  QColor(230, 159, 0),
-                                    QColor(0, 158, 115),  QColor(204, 121, 167),
-                                    QColor(86, 180, 233), QColor(213, 94, 0),
-                                    QColor(240, 228, 66), QColor(0, 0, 0)};
+  static const QColor kPalette[] = {
+      QColor(0, 114, 178),  QColor(230, 159, 0), QColor(0, 158, 115),  QColor(204, 121, 167),
+      QColor(86, 180, 233), QColor(213, 94, 0),  QColor(240, 228, 66), QColor(0, 0, 0)};
   constexpr int kSize = static_cast<int>(sizeof(kPalette) / sizeof(kPalette[0]));
   return kPalette[((index % kSize) + kSize) % kSize];
 }

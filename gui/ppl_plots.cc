@@ -1,8 +1,8 @@
 #include "gui/ppl_plots.h"
 
-#include <algorithm>
-
 #include <qcustomplot.h>
+
+#include <algorithm>
 
 #include "gui/plot_panel.h"
 #include "gui/plot_style.h"
@@ -12,8 +12,8 @@ namespace {
 
 CsvTable report_table(const kernels::PerplexityReport& report) {
   CsvTable table;
-  table.header = {"policy", "budget_tokens", "ppl", "delta_ppl", "kl", "top1_agreement",
-                  "kv_bytes"};
+  table.header = {"policy", "budget_tokens",  "ppl",     "delta_ppl",
+                  "kl",     "top1_agreement", "kv_bytes"};
   for (const kernels::PolicyResult& r : report.results) {
     table.rows.push_back({r.policy, r.budget_tokens ? csv_number(*r.budget_tokens) : "",
                           csv_number(r.ppl), csv_number(r.delta_ppl), csv_number(r.kl),
@@ -46,8 +46,12 @@ void show_ppl(PlotPanel* panel, const PplStudy& study) {
   for (const PplCurve& curve : study.curves) {
     budgets.insert(budgets.end(), curve.budgets.begin(), curve.budgets.end());
   }
-  const double low = budgets.empty() ? 1.0 : static_cast<double>(*std::min_element(budgets.begin(), budgets.end()));
-  const double high = budgets.empty() ? 2.0 : static_cast<double>(*std::max_element(budgets.begin(), budgets.end()));
+  const double low = budgets.empty()
+                         ? 1.0
+                         : static_cast<double>(*std::min_element(budgets.begin(), budgets.end()));
+  const double high = budgets.empty()
+                          ? 2.0
+                          : static_cast<double>(*std::max_element(budgets.begin(), budgets.end()));
   const QVector<double> span = {low, high};
   add_graph(plot, plot->yAxis, "full (baseline)", span, {study.full_ppl, study.full_ppl},
             QPen(Qt::black, 1.5));

@@ -105,9 +105,9 @@ StatusOr<PplStudy> run_ppl_study(const PplStudyInput& input,
   hooks.stop = stop;
   PplStudy study;
   study.input = input;
-  KVSIM_ASSIGN_OR_RETURN(study.report,
-                         kernels::measure_perplexity(*llama.model, tokens,
-                                                     {input.ctx, input.store}, policies, hooks));
+  KVSIM_ASSIGN_OR_RETURN(
+      study.report,
+      kernels::measure_perplexity(*llama.model, tokens, {input.ctx, input.store}, policies, hooks));
   study.full_ppl = study.report.results.front().ppl;
   study.full_kv_bytes = study.report.results.front().kv_bytes;
   KVSIM_ASSIGN_OR_RETURN(study.curves, ppl_curves(input, study.report));

@@ -28,9 +28,9 @@ inline constexpr const char* kDefaultCheckpointDir = "data:models/kjv-tiny/";
 struct PplStudyInput {
   // A folder holding model.bin (and tokenizer.bin, eval_a.txt), or a model file.
   std::string checkpoint = kDefaultCheckpointDir;
-  std::string tokenizer;   // "" = tokenizer.bin beside the model
-  std::string text;        // "" = eval_a.txt beside the model
-  uint32_t ctx = 0;        // window length; 0 = the model's seq_len
+  std::string tokenizer;       // "" = tokenizer.bin beside the model
+  std::string text;            // "" = eval_a.txt beside the model
+  uint32_t ctx = 0;            // window length; 0 = the model's seq_len
   uint64_t max_tokens = 4096;  // score the first N tokens; 0 = all
   std::vector<std::string> policies = {"window:64", "sink:4,60", "h2o:32,32", "int8"};
   std::vector<uint64_t> budgets = {16, 32, 64, 128, 256};
@@ -38,10 +38,10 @@ struct PplStudyInput {
 };
 
 struct PplCurve {
-  std::string spec;                  // as given
+  std::string spec;  // as given
   bool evicts = false;
-  std::vector<uint64_t> budgets;     // evicting: the budgets; else empty
-  std::vector<std::string> policies; // the canonical spec measured at each point
+  std::vector<uint64_t> budgets;      // evicting: the budgets; else empty
+  std::vector<std::string> policies;  // the canonical spec measured at each point
   std::vector<double> ppl;
   std::vector<double> kv_bytes_saved;
 };
@@ -51,7 +51,7 @@ struct PplStudy {
   kernels::PerplexityReport report;  // exactly as measure_perplexity() returned it
   double full_ppl = 0;
   uint64_t full_kv_bytes = 0;
-  std::vector<PplCurve> curves;      // one per spec, in input order
+  std::vector<PplCurve> curves;  // one per spec, in input order
 };
 
 // The model, tokenizer and text files the input names ("data:" paths kept as given).

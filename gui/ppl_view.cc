@@ -135,7 +135,8 @@ bool PplView::run() {
     return Status::ok();
   };
   if (!runner_->start(kJobName, std::move(job))) {
-    return show_status(error_, Status::invalid_argument("another job is running; wait or cancel it"));
+    return show_status(error_,
+                       Status::invalid_argument("another job is running; wait or cancel it"));
   }
   pending_ = std::move(slot);
   run_button_->setEnabled(false);
@@ -168,14 +169,13 @@ void PplView::fill_table(const PplStudy& study) {
   table_->setRowCount(static_cast<int>(results.size()));
   for (size_t i = 0; i < results.size(); ++i) {
     const kernels::PolicyResult& r = results[i];
-    const QStringList cells = {
-        QString::fromStdString(r.policy),
-        r.budget_tokens ? QString::number(*r.budget_tokens) : QString("-"),
-        QString::number(r.ppl, 'f', 4),
-        QString::asprintf("%+.4f", r.delta_ppl),
-        QString::number(r.kl, 'f', 5),
-        QString::asprintf("%.2f%%", 100.0 * r.top1_agreement),
-        QString::number(r.kv_bytes)};
+    const QStringList cells = {QString::fromStdString(r.policy),
+                               r.budget_tokens ? QString::number(*r.budget_tokens) : QString("-"),
+                               QString::number(r.ppl, 'f', 4),
+                               QString::asprintf("%+.4f", r.delta_ppl),
+                               QString::number(r.kl, 'f', 5),
+                               QString::asprintf("%.2f%%", 100.0 * r.top1_agreement),
+                               QString::number(r.kv_bytes)};
     for (int c = 0; c < cells.size(); ++c) {
       table_->setItem(static_cast<int>(i), c, new QTableWidgetItem(cells[c]));
     }
@@ -184,8 +184,8 @@ void PplView::fill_table(const PplStudy& study) {
 
 void PplView::browse_checkpoint() {
   const QString start = QString::fromStdString(resolve_data_path(kDefaultCheckpointDir));
-  const QString path = QFileDialog::getOpenFileName(this, "Model checkpoint", start,
-                                                    "llama2.c checkpoints (*.bin)");
+  const QString path =
+      QFileDialog::getOpenFileName(this, "Model checkpoint", start, "llama2.c checkpoints (*.bin)");
   if (!path.isEmpty()) checkpoint_->setText(path);
 }
 

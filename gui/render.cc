@@ -1,12 +1,12 @@
 #include "gui/render.h"
 
+#include <qcustomplot.h>
+
 #include <QApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QPixmap>
 #include <QWidget>
-
-#include <qcustomplot.h>
 
 #include "gui/block_demo_view.h"
 #include "gui/capacity_view.h"
@@ -123,8 +123,8 @@ Status render_all(const QString& scenario, const QString& out_dir, QStringList* 
     }
     teaching.layout_view()->set_input(views->layout);
     const QString layout_path = out.filePath("layout.png");
-    Status shown = view_error(teaching.layout_view()->error_text() +
-                              teaching.block_demo_view()->error_text());
+    Status shown =
+        view_error(teaching.layout_view()->error_text() + teaching.block_demo_view()->error_text());
     outcome.add(shown.is_ok() ? save_view_png(&teaching, kRenderViewSize, layout_path) : shown,
                 layout_path, written);
   }

@@ -91,8 +91,7 @@ StatusOr<ConfigNode> edited_tree(const ScenarioDocument& document,
     if (unchanged || text == kInline) continue;
     KVSIM_RETURN_IF_ERROR(sim::apply_override(&tree, key + "=" + text));
   }
-  KVSIM_RETURN_IF_ERROR(
-      sim::scenario_from_config(tree, document.name, document.base_dir).status());
+  KVSIM_RETURN_IF_ERROR(sim::scenario_from_config(tree, document.name, document.base_dir).status());
   return tree;
 }
 

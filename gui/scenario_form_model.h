@@ -31,11 +31,11 @@ struct ScenarioField {
 const std::vector<ScenarioField>& scenario_main_fields();
 
 struct ScenarioDocument {
-  std::string source;     // the preset name or path it was opened from
-  std::string name;       // preset name or file stem
-  std::string base_dir;   // a file's folder (relative paths in it); "" for presets
-  ConfigNode tree;        // as read
-  sim::Scenario scenario; // typed, as read
+  std::string source;      // the preset name or path it was opened from
+  std::string name;        // preset name or file stem
+  std::string base_dir;    // a file's folder (relative paths in it); "" for presets
+  ConfigNode tree;         // as read
+  sim::Scenario scenario;  // typed, as read
 };
 
 StatusOr<ScenarioDocument> open_scenario(std::string_view name_or_path);

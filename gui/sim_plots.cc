@@ -1,9 +1,9 @@
 #include "gui/sim_plots.h"
 
+#include <qcustomplot.h>
+
 #include <memory>
 #include <optional>
-
-#include <qcustomplot.h>
 
 #include "gui/plot_panel.h"
 #include "gui/plot_style.h"
@@ -79,8 +79,7 @@ void set_lazy_table(PlotPanel* panel, const SimRun& a, const SimRun* b, Build bu
 QCPGraph* add_cdf(QCPAxisRect* rect, const RunRef& r, const Series& sorted, const QColor& color) {
   QCPGraph* graph = add_line(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft),
                              r.tag + " " + QString::fromStdString(r.run->label).section(':', 0, 0),
-                             sorted,
-                             empirical_cdf(sorted.size()), color, r.style);
+                             sorted, empirical_cdf(sorted.size()), color, r.style);
   graph->setLineStyle(QCPGraph::lsStepLeft);
   return graph;
 }
@@ -99,9 +98,9 @@ void show_kv_blocks(PlotPanel* panel, const SimRun& a, const SimRun* b) {
                               used_cached, QColor(0, 158, 115), Qt::SolidLine);
   cached->setBrush(QColor(0, 158, 115, 120));
   cached->setChannelFillGraph(used);
-  QCPGraph* pool = add_line(plot->xAxis, plot->yAxis, "A pool (+ free)", s.time_s,
-                            sum(used_cached, s.kv_blocks_free), QColor(150, 150, 150),
-                            Qt::SolidLine);
+  QCPGraph* pool =
+      add_line(plot->xAxis, plot->yAxis, "A pool (+ free)", s.time_s,
+               sum(used_cached, s.kv_blocks_free), QColor(150, 150, 150), Qt::SolidLine);
   pool->setBrush(QColor(220, 220, 220, 120));
   pool->setChannelFillGraph(cached);
   // Antialiased fills of ten thousand points take tens of milliseconds of the GUI thread.
@@ -131,9 +130,12 @@ void show_requests(PlotPanel* panel, const SimRun& a, const SimRun* b) {
   clear_plot(plot);
   for (const RunRef& r : runs_of(a, b)) {
     const RunSeries& s = r.run->series;
-    add_line(plot->xAxis, plot->yAxis, r.tag + " running", s.time_s, s.running, series_color(0), r.style);
-    add_line(plot->xAxis, plot->yAxis, r.tag + " waiting", s.time_s, s.waiting, series_color(1), r.style);
-    add_line(plot->xAxis, plot->yAxis, r.tag + " swapped", s.time_s, s.swapped, series_color(3), r.style);
+    add_line(plot->xAxis, plot->yAxis, r.tag + " running", s.time_s, s.running, series_color(0),
+             r.style);
+    add_line(plot->xAxis, plot->yAxis, r.tag + " waiting", s.time_s, s.waiting, series_color(1),
+             r.style);
+    add_line(plot->xAxis, plot->yAxis, r.tag + " swapped", s.time_s, s.swapped, series_color(3),
+             r.style);
   }
   finish(plot, "simulated time (s)", "requests");
   set_lazy_table(panel, a, b, [](const SimRun& x, const SimRun* y) {
@@ -152,8 +154,8 @@ void show_throughput(PlotPanel* panel, const SimRun& a, const SimRun* b) {
   clear_plot(plot);
   for (const RunRef& r : runs_of(a, b)) {
     const RunSeries& s = r.run->series;
-    add_line(plot->xAxis, plot->yAxis, r.tag + " output tokens/s", s.time_s,
-             s.output_tokens_per_s, r.tag == "A" ? series_color(0) : Qt::black, r.style);
+    add_line(plot->xAxis, plot->yAxis, r.tag + " output tokens/s", s.time_s, s.output_tokens_per_s,
+             r.tag == "A" ? series_color(0) : Qt::black, r.style);
   }
   add_line(plot->xAxis, plot->yAxis, "A tokens/s computed (prefill + decode)", a.series.time_s,
            a.series.tokens_per_s, series_color(1), Qt::DotLine);
@@ -198,11 +200,12 @@ void show_latency(PlotPanel* panel, const SimRun& a, const SimRun* b) {
     CsvTable table;
     table.header = {"run", "latency_s", "fraction", "metric"};
     for (const RunRef& r : runs_of(x, y)) {
-      for (const auto& [values, metric] : {std::pair{&r.run->ttft_s, "ttft"},
-                                           std::pair{&r.run->tpot_s, "tpot"}}) {
+      for (const auto& [values, metric] :
+           {std::pair{&r.run->ttft_s, "ttft"}, std::pair{&r.run->tpot_s, "tpot"}}) {
         const Series fractions = empirical_cdf(values->size());
         for (size_t i = 0; i < values->size(); ++i) {
-          table.rows.push_back({r.name(), csv_number((*values)[i]), csv_number(fractions[i]), metric});
+          table.rows.push_back(
+              {r.name(), csv_number((*values)[i]), csv_number(fractions[i]), metric});
         }
       }
     }

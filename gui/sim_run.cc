@@ -92,8 +92,7 @@ StatusOr<SimRun> run_scenario(const ConfigNode& tree, const std::string& name,
   scenario.output.dir.clear();  // the GUI keeps everything in memory
   scenario.output.chrome_trace.clear();
   KVSIM_ASSIGN_OR_RETURN(sim::SimulationSetup setup, sim::prepare_simulation(scenario));
-  const auto interval_ns =
-      static_cast<int64_t>(scenario.output.timeseries_interval_s * kNsPerS);
+  const auto interval_ns = static_cast<int64_t>(scenario.output.timeseries_interval_s * kNsPerS);
   RunRecorder recorder(std::max<int64_t>(1, interval_ns));
   sim::RunOptions options;
   options.observers.push_back(&recorder);

@@ -102,7 +102,8 @@ QWidget* SimulationView::build_controls() {
       editor = new QLineEdit(box);
     } else {
       auto* combo = new QComboBox(box);
-      for (const std::string& choice : field.choices) combo->addItem(QString::fromStdString(choice));
+      for (const std::string& choice : field.choices)
+        combo->addItem(QString::fromStdString(choice));
       editor = combo;
     }
     editor->setObjectName("sim_field_" + key);
@@ -186,7 +187,8 @@ bool SimulationView::run() {
     return Status::ok();
   };
   if (!runner_->start(kJobName, std::move(job))) {
-    return show_status(error_, Status::invalid_argument("another job is running; wait or cancel it"));
+    return show_status(error_,
+                       Status::invalid_argument("another job is running; wait or cancel it"));
   }
   pending_ = std::move(slot);
   run_button_->setEnabled(false);
@@ -238,7 +240,8 @@ void SimulationView::show_runs() {
   const int b = run_b_->currentIndex() - 1;
   if (a < 0 || a >= static_cast<int>(runs_.size())) return;
   const SimRun& run_a = runs_[static_cast<size_t>(a)];
-  const SimRun* run_b = b >= 0 && b < static_cast<int>(runs_.size()) ? &runs_[static_cast<size_t>(b)] : nullptr;
+  const SimRun* run_b =
+      b >= 0 && b < static_cast<int>(runs_.size()) ? &runs_[static_cast<size_t>(b)] : nullptr;
   show_kv_blocks(kv_panel_, run_a, run_b);
   show_requests(requests_panel_, run_a, run_b);
   show_throughput(throughput_panel_, run_a, run_b);
@@ -274,7 +277,8 @@ void SimulationView::ask_open() {
 
 void SimulationView::ask_save() {
   const QString path = QFileDialog::getSaveFileName(
-      this, "Save scenario", QString::fromStdString(document_ ? document_->name : "scenario") + ".yaml",
+      this, "Save scenario",
+      QString::fromStdString(document_ ? document_->name : "scenario") + ".yaml",
       "Scenario YAML (*.yaml *.yml)");
   if (!path.isEmpty()) show_status(error_, save_to(path));
 }

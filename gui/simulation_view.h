@@ -13,7 +13,6 @@
 #include <QMap>
 #include <QString>
 #include <QWidget>
-
 #include <memory>
 #include <optional>
 #include <vector>
@@ -85,7 +84,7 @@ class SimulationView : public QWidget {
   PlotPanel* latency_panel_ = nullptr;
   QTableWidget* summary_ = nullptr;
   std::optional<ScenarioDocument> document_;
-  std::vector<SimRun> runs_;  // every finished run, oldest first
+  std::vector<SimRun> runs_;                        // every finished run, oldest first
   std::shared_ptr<std::optional<SimRun>> pending_;  // filled by the worker thread
 };
 

@@ -1,13 +1,14 @@
 // The block grid shows exactly the steps run_block_demo() returns (the `kvsim blocks --demo`
 // scenario): per block its state, ref count and owners; the free queue in order; the step's
 // prefix hits and evictions marked; the slider picks the step.
-#include <QLabel>
-#include <QTest>
+#include "gui/block_demo_view.h"
 
 #include <qcustomplot.h>
 
+#include <QLabel>
+#include <QTest>
+
 #include "core/block_demo.h"
-#include "gui/block_demo_view.h"
 #include "gui/block_grid_plots.h"
 #include "gui/plot_panel.h"
 
@@ -63,7 +64,8 @@ class BlockDemoViewTest : public QObject {
         QCOMPARE(rect->brush().color(), block_fill(cell));
         auto* label = item_named<QCPItemText>(plot, QString("label_%1").arg(block.id));
         QCOMPARE(label->text(), block_label(cell));
-        QVERIFY(label->text().startsWith(QString("block %1\nref %2").arg(block.id).arg(block.ref_count)));
+        QVERIFY(label->text().startsWith(
+            QString("block %1\nref %2").arg(block.id).arg(block.ref_count)));
       }
       // Owners: exactly the live requests whose block table holds the block.
       for (const DemoRequest& request : step.requests) {
@@ -80,8 +82,8 @@ class BlockDemoViewTest : public QObject {
         QCOMPARE(label->text(), QString::number(step.free_queue[i]));
         QCOMPARE(drawn.cells[step.free_queue[i]].free_position, std::optional<uint32_t>(i));
       }
-      QVERIFY(item_named<QCPItemText>(plot, QString("queue_label_%1").arg(step.free_queue.size())) ==
-              nullptr);
+      QVERIFY(item_named<QCPItemText>(
+                  plot, QString("queue_label_%1").arg(step.free_queue.size())) == nullptr);
       QCOMPARE(view.panel()->table().rows.size(), step.blocks.size());
       auto* action = view.findChild<QLabel*>("blocks_action");
       QVERIFY(action->text().contains(QString::fromStdString(step.action).toHtmlEscaped()));
@@ -98,7 +100,8 @@ class BlockDemoViewTest : public QObject {
       for (const CacheEvent& e : demo.steps[s].events) {
         if (e.kind != CacheEventKind::kEvict) continue;
         view.set_step(static_cast<int>(s));
-        auto* rect = item_named<QCPItemRect>(view.panel()->plot(), QString("block_%1").arg(e.block));
+        auto* rect =
+            item_named<QCPItemRect>(view.panel()->plot(), QString("block_%1").arg(e.block));
         QCOMPARE(rect->pen().style(), Qt::DashLine);
         QCOMPARE(rect->pen().color(), QColor(200, 0, 0));
         return;

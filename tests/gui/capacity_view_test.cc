@@ -1,15 +1,16 @@
 // The Capacity view shows exactly what the library answers: the stacked bars are the memory
 // split of compute_capacity()'s result per device (GiB = bytes / 2^30), the max-sequences
 // curves are max_batch_at_seq_len at each sequence length, the formula is capacity_report().
-#include <QTest>
+#include "gui/capacity_view.h"
 
 #include <qcustomplot.h>
+
+#include <QTest>
 
 #include "core/capacity.h"
 #include "core/capacity_report.h"
 #include "core/presets.h"
 #include "gui/capacity_plots.h"
-#include "gui/capacity_view.h"
 #include "gui/plot_panel.h"
 #include "gui/plot_style.h"
 
@@ -68,11 +69,11 @@ class CapacityViewTest : public QObject {
       const CapacityResult r = library_answer(in, in.devices[d], 0);
       const DeviceSpec device = load_device(in.devices[d]).value();
       const uint64_t blocks = r.num_blocks.value();
-      const uint64_t expected[5] = {
-          r.weight_bytes.value(), r.reserve_bytes.value(), blocks * r.kv_bytes_per_block_nd,
-          blocks * (r.kv_bytes_per_block - r.kv_bytes_per_block_nd),
-          device.memory_bytes - r.weight_bytes.value() - r.reserve_bytes.value() -
-              blocks * r.kv_bytes_per_block};
+      const uint64_t expected[5] = {r.weight_bytes.value(), r.reserve_bytes.value(),
+                                    blocks * r.kv_bytes_per_block_nd,
+                                    blocks * (r.kv_bytes_per_block - r.kv_bytes_per_block_nd),
+                                    device.memory_bytes - r.weight_bytes.value() -
+                                        r.reserve_bytes.value() - blocks * r.kv_bytes_per_block};
       for (int s = 0; s < 5; ++s) {
         auto* bars = qobject_cast<QCPBars*>(plot->plottable(s));
         QVERIFY(bars != nullptr);

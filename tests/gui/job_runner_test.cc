@@ -1,16 +1,15 @@
 // JobRunner: a job runs on the worker thread to the end with its progress reported on the GUI
 // thread; cancel stops it; a failing job reports its Status; one job at a time; the event
 // loop keeps turning while a CPU-bound job runs.
+#include "gui/job_runner.h"
+
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
-
 #include <atomic>
 #include <chrono>
 #include <thread>
-
-#include "gui/job_runner.h"
 
 using kvsim::Status;
 using kvsim::gui::JobContext;

@@ -1,15 +1,16 @@
 // The ND/NZ drawing shows exactly the library's geometry: the colour-map cells are the grids of
 // the BlockLayout, the picked element sits at the offsets BlockLayout computes (the numbers
 // `kvsim layout --locate` prints), padding covers exactly nz_elements - nd_elements cells.
-#include <QPlainTextEdit>
-#include <QTest>
+#include "gui/layout_view.h"
 
 #include <qcustomplot.h>
+
+#include <QPlainTextEdit>
+#include <QTest>
 
 #include "core/capacity.h"
 #include "core/layout_report.h"
 #include "core/presets.h"
-#include "gui/layout_view.h"
 #include "gui/plot_panel.h"
 
 using namespace kvsim;
@@ -31,7 +32,8 @@ LayoutViewInput padded_input() {
 
 QCPColorMap* color_map(QWidget* view, const QString& plot_name) {
   auto* plot = view->findChild<QCustomPlot*>(plot_name);
-  if (plot == nullptr || plot->plottableCount() != 1) qFatal("no colour map in %s", qPrintable(plot_name));
+  if (plot == nullptr || plot->plottableCount() != 1)
+    qFatal("no colour map in %s", qPrintable(plot_name));
   return qobject_cast<QCPColorMap*>(plot->plottable(0));
 }
 
@@ -52,9 +54,9 @@ class LayoutViewTest : public QObject {
     const LayoutViewData& data = *view.data();
     const BlockLayout expected = block_layout(kv_shape(load_model("llama3-8b").value(), 1), 20, 16);
     QCOMPARE(data.layout.nz_elements(), expected.nz_elements());
-    QCOMPARE(data.slot, 0u);          // 300 % 20
+    QCOMPARE(data.slot, 0u);  // 300 % 20
     QCOMPARE(data.block_index, uint64_t{15});
-    QCOMPARE(data.nd_offset, uint64_t{261});   // as `kvsim layout --locate 300,2,5`
+    QCOMPARE(data.nd_offset, uint64_t{261});  // as `kvsim layout --locate 300,2,5`
     QCOMPARE(data.nz_offset, uint64_t{8197});
     QCOMPARE(nd_cell_offset(data.layout, data.nd_picked), std::optional<uint64_t>(261));
     QCOMPARE(nz_cell_offset(data.layout, data.nz_picked), std::optional<uint64_t>(8197));

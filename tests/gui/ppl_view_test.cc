@@ -1,20 +1,20 @@
 // The PPL-impact view on the shared kjv-tiny model: a background run completes and the chart
 // and table hold exactly the report of the calls `kvsim ppl --budgets` makes; Cancel stops a
 // long run; bad inputs are messages. Skips (saying why) when the shared model is absent.
+#include "gui/ppl_view.h"
+
+#include <qcustomplot.h>
+
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
-
 #include <filesystem>
-
-#include <qcustomplot.h>
 
 #include "core/data_dir.h"
 #include "gui/job_runner.h"
 #include "gui/plot_panel.h"
-#include "gui/ppl_view.h"
 #include "kernels/ppl_inputs.h"
 
 using namespace kvsim;
@@ -22,11 +22,9 @@ using namespace kvsim::gui;
 
 namespace {
 
-bool have_model() {
-  return std::filesystem::exists(data_dir() / "models/kjv-tiny/model.bin");
-}
+bool have_model() { return std::filesystem::exists(data_dir() / "models/kjv-tiny/model.bin"); }
 
-#define REQUIRE_MODEL()                                                                   \
+#define REQUIRE_MODEL() \
   if (!have_model()) QSKIP("needs models/kjv-tiny under the data folder (KVSIM_DATA_DIR)")
 
 PplStudyInput small_input() {
@@ -69,7 +67,8 @@ class PplViewTest : public QObject {
     const std::string text = kernels::read_text_file(files.text).value();
     const std::vector<int> tokens = kernels::ppl_tokens(*llama.tokenizer, text, 1024);
     const auto policies = kernels::expand_policies(small_input().policies, {16, 32, 64}).value();
-    const auto report = kernels::measure_perplexity(*llama.model, tokens, {0, {}}, policies).value();
+    const auto report =
+        kernels::measure_perplexity(*llama.model, tokens, {0, {}}, policies).value();
     QCOMPARE(study.report.tokens, report.tokens);
     QCOMPARE(study.report.results.size(), report.results.size());
     QCOMPARE(report.results.size(), size_t{1 + 3 + 3 + 1});

@@ -2,15 +2,15 @@
 // not blank (grey-level variance above kMinPixelVariance); bad input exits 2 with a message.
 // ppl.png needs the shared kjv-tiny model: without it the other five are still written and the
 // error names ppl.png.
+#include "gui/render.h"
+
 #include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <filesystem>
 
 #include "core/data_dir.h"
-#include "gui/render.h"
 #include "tests/gui/image_checks.h"
 
 using namespace kvsim;

@@ -3,22 +3,22 @@
 // run_simulation(), the CDFs' medians are the summary's, the table is summary.json); Cancel
 // stops a long run; the event loop never stalls for 100 ms during a run; two runs overlay;
 // the edited scenario saves back to YAML that loads to the same scenario.
+#include "gui/simulation_view.h"
+
+#include <qcustomplot.h>
+
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
-
 #include <charconv>
 #include <fstream>
 #include <sstream>
 
-#include <qcustomplot.h>
-
 #include "gui/job_runner.h"
 #include "gui/plot_panel.h"
-#include "gui/simulation_view.h"
 #include "simulator/simulation.h"
 
 using namespace kvsim;
@@ -218,8 +218,9 @@ class SimulationViewTest : public QObject {
     QTest::qWait(50);  // the plots are drawn in the finished handler: include them
     const qint64 run_ms = clock.elapsed();
     QCOMPARE(view.runs().size(), size_t{1});
-    QVERIFY2(max_gap < 100, qPrintable(QString("event loop blocked %1 ms during a %2 ms run")
-                                           .arg(max_gap).arg(run_ms)));
+    QVERIFY2(max_gap < 100,
+             qPrintable(
+                 QString("event loop blocked %1 ms during a %2 ms run").arg(max_gap).arg(run_ms)));
     QVERIFY(ticks > 10);
     qInfo("run of %lld ms, longest event-loop gap %lld ms, %d ticks", run_ms, max_gap, ticks);
   }

@@ -66,8 +66,8 @@ TEST(PplInputsTest, EvictingSpecsExpandOverBudgetsInOrder) {
   ASSERT_TRUE(policies.is_ok()) << policies.status().message();
   std::vector<std::string> names;
   for (const KvPolicy& p : *policies) names.push_back(p.name);
-  EXPECT_THAT(names, ::testing::ElementsAre("window:16", "window:64", "int8", "sink:4,12",
-                                            "sink:4,60"));
+  EXPECT_THAT(names,
+              ::testing::ElementsAre("window:16", "window:64", "int8", "sink:4,12", "sink:4,60"));
   EXPECT_THAT(expand_policies({"sink:4,12"}, {4}).status().message(),
               ::testing::HasSubstr("--budgets"));
   EXPECT_THAT(read_text_file("/nonexistent/eval.txt").status().message(),
