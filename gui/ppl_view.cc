@@ -126,35 +126,26 @@ void PplView::set_input(const PplStudyInput& in) {
 bool PplView::run() {
   auto in = input();
   if (!show_status(error_, in.status())) return false;
-  auto slot = std::make_shared<std::optional<PplStudy>>();
-  auto job = [slot, in = std::move(in).value()](JobContext& context) -> Status {
-    auto study = run_ppl_study(
-        in, [&context](double f) { context.report_progress(f); }, context.cancel_flag());
-    if (!study.is_ok()) return study.status();
-    *slot = std::move(study).value();
-    return Status::ok();
-  };
-  if (!runner_->start(kJobName, std::move(job))) {
+  const bool started =
+      job_.start(runner_, kJobName,
+                 [in = std::move(in).value()](const std::function<void(double)>& progress,
+                                              const std::atomic<bool>* stop) {
+                   return run_ppl_study(in, progress, stop);
+                 });
+  if (!started) {
     return show_status(error_,
                        Status::invalid_argument("another job is running; wait or cancel it"));
   }
-  pending_ = std::move(slot);
   run_button_->setEnabled(false);
   return true;
 }
 
 void PplView::on_job_finished(const QString& name, bool ok, bool cancelled,
                               const QString& message) {
-  if (name != kJobName || !pending_) return;
+  if (!job_.is_mine(name)) return;
   run_button_->setEnabled(true);
-  auto slot = std::move(pending_);
-  if (cancelled) {
-    error_->setText("run cancelled");
-  } else if (!ok || !slot->has_value()) {
-    error_->setText(message);
-  } else {
-    show_study(std::move(**slot));
-  }
+  auto outcome = job_.take(ok, cancelled, message);
+  if (show_status(error_, outcome.status())) show_study(std::move(outcome).value());
 }
 
 void PplView::show_study(PplStudy study) {

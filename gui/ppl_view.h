@@ -9,10 +9,10 @@
 #pragma once
 
 #include <QWidget>
-#include <memory>
 #include <optional>
 
 #include "gui/ppl_study.h"
+#include "gui/result_job.h"
 
 class QLabel;
 class QLineEdit;
@@ -67,7 +67,7 @@ class PplView : public QWidget {
   PlotPanel* panel_ = nullptr;
   QTableWidget* table_ = nullptr;
   std::optional<PplStudy> study_;
-  std::shared_ptr<std::optional<PplStudy>> pending_;  // filled by the worker thread
+  ResultJob<PplStudy> job_;
 };
 
 }  // namespace kvsim::gui

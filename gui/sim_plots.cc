@@ -76,6 +76,23 @@ void set_lazy_table(PlotPanel* panel, const SimRun& a, const SimRun* b, Build bu
   });
 }
 
+// A long-format table of series columns (time_s first) of each run, built on demand.
+using SeriesColumn = std::pair<const char*, Series RunSeries::*>;
+void set_series_table(PlotPanel* panel, const SimRun& a, const SimRun* b,
+                      std::vector<SeriesColumn> columns) {
+  set_lazy_table(panel, a, b, [columns](const SimRun& x, const SimRun* y) {
+    CsvTable table;
+    table.header = {"run", "time_s"};
+    for (const auto& column : columns) table.header.push_back(column.first);
+    for (const RunRef& r : runs_of(x, y)) {
+      std::vector<const Series*> values;
+      for (const auto& column : columns) values.push_back(&(r.run->series.*column.second));
+      append_rows(&table, r.name(), r.run->series.time_s, values);
+    }
+    return table;
+  });
+}
+
 QCPGraph* add_cdf(QCPAxisRect* rect, const RunRef& r, const Series& sorted, const QColor& color) {
   QCPGraph* graph = add_line(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft),
                              r.tag + " " + QString::fromStdString(r.run->label).section(':', 0, 0),
@@ -113,16 +130,10 @@ void show_kv_blocks(PlotPanel* panel, const SimRun& a, const SimRun* b) {
              sum(t.kv_blocks_used, t.kv_blocks_cached_free), QColor(0, 100, 60), Qt::DashLine);
   }
   finish(plot, "simulated time (s)", "KV blocks");
-  set_lazy_table(panel, a, b, [](const SimRun& x, const SimRun* y) {
-    CsvTable table;
-    table.header = {"run", "time_s", "kv_blocks_used", "kv_blocks_cached_free", "kv_blocks_free"};
-    for (const RunRef& r : runs_of(x, y)) {
-      const RunSeries& t = r.run->series;
-      append_rows(&table, r.name(), t.time_s,
-                  {&t.kv_blocks_used, &t.kv_blocks_cached_free, &t.kv_blocks_free});
-    }
-    return table;
-  });
+  set_series_table(panel, a, b,
+                   {{"kv_blocks_used", &RunSeries::kv_blocks_used},
+                    {"kv_blocks_cached_free", &RunSeries::kv_blocks_cached_free},
+                    {"kv_blocks_free", &RunSeries::kv_blocks_free}});
 }
 
 void show_requests(PlotPanel* panel, const SimRun& a, const SimRun* b) {
@@ -138,15 +149,10 @@ void show_requests(PlotPanel* panel, const SimRun& a, const SimRun* b) {
              r.style);
   }
   finish(plot, "simulated time (s)", "requests");
-  set_lazy_table(panel, a, b, [](const SimRun& x, const SimRun* y) {
-    CsvTable table;
-    table.header = {"run", "time_s", "running", "waiting", "swapped"};
-    for (const RunRef& r : runs_of(x, y)) {
-      const RunSeries& t = r.run->series;
-      append_rows(&table, r.name(), t.time_s, {&t.running, &t.waiting, &t.swapped});
-    }
-    return table;
-  });
+  set_series_table(panel, a, b,
+                   {{"running", &RunSeries::running},
+                    {"waiting", &RunSeries::waiting},
+                    {"swapped", &RunSeries::swapped}});
 }
 
 void show_throughput(PlotPanel* panel, const SimRun& a, const SimRun* b) {
@@ -160,15 +166,9 @@ void show_throughput(PlotPanel* panel, const SimRun& a, const SimRun* b) {
   add_line(plot->xAxis, plot->yAxis, "A tokens/s computed (prefill + decode)", a.series.time_s,
            a.series.tokens_per_s, series_color(1), Qt::DotLine);
   finish(plot, "simulated time (s)", "tokens per second");
-  set_lazy_table(panel, a, b, [](const SimRun& x, const SimRun* y) {
-    CsvTable table;
-    table.header = {"run", "time_s", "output_tokens_per_s", "tokens_per_s"};
-    for (const RunRef& r : runs_of(x, y)) {
-      const RunSeries& t = r.run->series;
-      append_rows(&table, r.name(), t.time_s, {&t.output_tokens_per_s, &t.tokens_per_s});
-    }
-    return table;
-  });
+  set_series_table(panel, a, b,
+                   {{"output_tokens_per_s", &RunSeries::output_tokens_per_s},
+                    {"tokens_per_s", &RunSeries::tokens_per_s}});
 }
 
 void show_latency(PlotPanel* panel, const SimRun& a, const SimRun* b) {

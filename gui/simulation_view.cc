@@ -176,39 +176,26 @@ bool SimulationView::run() {
   if (!document_) return false;
   auto tree = edited_tree(*document_, edits());
   if (!show_status(error_, tree.status())) return false;
-  auto slot = std::make_shared<std::optional<SimRun>>();
-  auto job = [slot, tree = std::move(tree).value(), name = document_->name,
-              base = document_->base_dir](JobContext& context) -> Status {
-    auto run = run_scenario(
-        tree, name, base, [&context](double f) { context.report_progress(f); },
-        context.cancel_flag());
-    if (!run.is_ok()) return run.status();
-    *slot = std::move(run).value();
-    return Status::ok();
-  };
-  if (!runner_->start(kJobName, std::move(job))) {
+  const bool started = job_.start(
+      runner_, kJobName,
+      [tree = std::move(tree).value(), name = document_->name, base = document_->base_dir](
+          const std::function<void(double)>& progress, const std::atomic<bool>* stop) {
+        return run_scenario(tree, name, base, progress, stop);
+      });
+  if (!started) {
     return show_status(error_,
                        Status::invalid_argument("another job is running; wait or cancel it"));
   }
-  pending_ = std::move(slot);
   run_button_->setEnabled(false);
   return true;
 }
 
 void SimulationView::on_job_finished(const QString& name, bool ok, bool cancelled,
                                      const QString& message) {
-  if (name != kJobName || !pending_) return;
+  if (!job_.is_mine(name)) return;
   run_button_->setEnabled(true);
-  auto slot = std::move(pending_);
-  if (cancelled) {
-    error_->setText("run cancelled");
-    return;
-  }
-  if (!ok || !slot->has_value()) {
-    error_->setText(message);
-    return;
-  }
-  add_run(std::move(**slot));
+  auto outcome = job_.take(ok, cancelled, message);
+  if (show_status(error_, outcome.status())) add_run(std::move(outcome).value());
 }
 
 void SimulationView::add_run(SimRun run) {

@@ -13,10 +13,10 @@
 #include <QMap>
 #include <QString>
 #include <QWidget>
-#include <memory>
 #include <optional>
 #include <vector>
 
+#include "gui/result_job.h"
 #include "gui/scenario_form_model.h"
 #include "gui/sim_run.h"
 
@@ -84,8 +84,8 @@ class SimulationView : public QWidget {
   PlotPanel* latency_panel_ = nullptr;
   QTableWidget* summary_ = nullptr;
   std::optional<ScenarioDocument> document_;
-  std::vector<SimRun> runs_;                        // every finished run, oldest first
-  std::shared_ptr<std::optional<SimRun>> pending_;  // filled by the worker thread
+  std::vector<SimRun> runs_;  // every finished run, oldest first
+  ResultJob<SimRun> job_;
 };
 
 }  // namespace kvsim::gui

@@ -11,6 +11,8 @@
 #include <chrono>
 #include <thread>
 
+#include "tests/gui/event_loop_probe.h"
+
 using kvsim::Status;
 using kvsim::gui::JobContext;
 using kvsim::gui::JobRunner;
@@ -105,24 +107,12 @@ class JobRunnerTest : public QObject {
   void event_loop_keeps_turning() {
     JobRunner runner;
     QSignalSpy finished(&runner, &JobRunner::finished);
-    QElapsedTimer clock;
-    qint64 last_tick = 0;
-    qint64 max_gap = 0;
-    int ticks = 0;
-    QTimer ticker;
-    ticker.setInterval(10);
-    connect(&ticker, &QTimer::timeout, [&] {
-      const qint64 now = clock.elapsed();
-      max_gap = std::max(max_gap, now - last_tick);
-      last_tick = now;
-      ++ticks;
-    });
-    clock.start();
-    ticker.start();
+    kvsim::gui::testing::EventLoopProbe probe;
     QVERIFY(runner.start("busy", [](JobContext& c) { return busy_job(c, 1000); }));
     QVERIFY(finished.wait(10000));
-    QVERIFY2(max_gap < 100, qPrintable(QString("event loop blocked %1 ms").arg(max_gap)));
-    QVERIFY(ticks > 20);
+    QVERIFY2(probe.max_gap_ms() < 100,
+             qPrintable(QString("event loop blocked %1 ms").arg(probe.max_gap_ms())));
+    QVERIFY(probe.ticks() > 20);
   }
 
   void destructor_cancels_and_joins() {

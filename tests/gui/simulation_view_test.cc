@@ -20,6 +20,7 @@
 #include "gui/job_runner.h"
 #include "gui/plot_panel.h"
 #include "simulator/simulation.h"
+#include "tests/gui/event_loop_probe.h"
 
 using namespace kvsim;
 using namespace kvsim::gui;
@@ -198,31 +199,20 @@ class SimulationViewTest : public QObject {
     view.resize(1400, 900);
     view.show();
     QVERIFY(view.open(path));
-    QElapsedTimer clock;
-    qint64 last_tick = 0;
-    qint64 max_gap = 0;
-    int ticks = 0;
-    QTimer ticker;
-    ticker.setInterval(10);
-    connect(&ticker, &QTimer::timeout, [&] {
-      const qint64 now = clock.elapsed();
-      max_gap = std::max(max_gap, now - last_tick);
-      last_tick = now;
-      ++ticks;
-    });
-    clock.start();
-    ticker.start();
+    testing::EventLoopProbe probe;
     QSignalSpy finished(&runner, &JobRunner::finished);
     QVERIFY(view.run());
     QVERIFY(finished.wait(kRunTimeoutMs));
     QTest::qWait(50);  // the plots are drawn in the finished handler: include them
-    const qint64 run_ms = clock.elapsed();
+    const qint64 run_ms = probe.elapsed_ms();
     QCOMPARE(view.runs().size(), size_t{1});
-    QVERIFY2(max_gap < 100,
-             qPrintable(
-                 QString("event loop blocked %1 ms during a %2 ms run").arg(max_gap).arg(run_ms)));
-    QVERIFY(ticks > 10);
-    qInfo("run of %lld ms, longest event-loop gap %lld ms, %d ticks", run_ms, max_gap, ticks);
+    QVERIFY2(probe.max_gap_ms() < 100,
+             qPrintable(QString("event loop blocked %1 ms during a %2 ms run")
+                            .arg(probe.max_gap_ms())
+                            .arg(run_ms)));
+    QVERIFY(probe.ticks() > 10);
+    qInfo("run of %lld ms, longest event-loop gap %lld ms, %d ticks", run_ms, probe.max_gap_ms(),
+          probe.ticks());
   }
 
   void two_runs_overlay() {
