@@ -186,6 +186,7 @@ class SimulationViewTest : public QObject {
     runner.cancel();
     QVERIFY(finished.wait(10000));
     QVERIFY2(clock.elapsed() < 2000, qPrintable(QString("cancel took %1 ms").arg(clock.elapsed())));
+    qInfo("cancel took %lld ms", clock.elapsed());
     QVERIFY(finished[0][2].toBool());  // cancelled
     QVERIFY(view.runs().empty());
     QVERIFY(view.error_text().contains("cancelled"));
