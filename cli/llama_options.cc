@@ -1,7 +1,5 @@
 #include "cli/llama_options.h"
 
-#include "core/data_dir.h"
-#include "core/names.h"
 
 namespace kvsim::cli {
 
@@ -19,34 +17,12 @@ void add_llama_options(CLI::App* command, LlamaOptions* options) {
       ->capture_default_str();
 }
 
-StatusOr<LoadedLlama> load_llama(const LlamaOptions& options) {
-  KVSIM_ASSIGN_OR_RETURN(kernels::LlamaWeights weights,
-                         kernels::load_llama_checkpoint(resolve_data_path(options.checkpoint)));
-  const uint32_t vocab_size = weights.config.vocab_size;
-  KVSIM_ASSIGN_OR_RETURN(
-      kernels::Tokenizer tokenizer,
-      kernels::Tokenizer::load(resolve_data_path(options.tokenizer), vocab_size));
-  LoadedLlama loaded;
-  loaded.model = std::make_unique<kernels::LlamaModel>(std::move(weights));
-  loaded.tokenizer = std::make_unique<kernels::Tokenizer>(std::move(tokenizer));
-  return loaded;
+StatusOr<kernels::LoadedLlama> load_llama(const LlamaOptions& options) {
+  return kernels::load_llama(options.checkpoint, options.tokenizer);
 }
 
 StatusOr<kernels::KvStoreOptions> kv_store_options(const LlamaOptions& options) {
-  kernels::KvStoreOptions store;
-  if (options.kv_layout != "nd" && options.kv_layout != "nz") {
-    return Status::invalid_argument(
-        "--kv-layout: " + unknown_name_message("KV layout", options.kv_layout, {"nd", "nz"}));
-  }
-  store.nz = options.kv_layout == "nz";
-  if (options.kv_dtype != "fp32" && options.kv_dtype != "fp16") {
-    return Status::invalid_argument("--kv-dtype: " + unknown_name_message("KV storage dtype",
-                                                                          options.kv_dtype,
-                                                                          {"fp32", "fp16"}));
-  }
-  store.dtype = options.kv_dtype == "fp32" ? DType::kFp32 : DType::kFp16;
-  store.block_size = options.block_size;
-  return store;
+  return kernels::make_kv_store_options(options.kv_layout, options.kv_dtype, options.block_size);
 }
 
 }  // namespace kvsim::cli

@@ -2,56 +2,27 @@
 // quantization), each against full attention on the same windows (kernels/perplexity.h).
 // --budgets runs every eviction policy at every cache budget: the data of a PPL-vs-budget plot.
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cli/command.h"
 #include "cli/json_util.h"
 #include "cli/llama_options.h"
-#include "core/data_dir.h"
 #include "core/text_format.h"
-#include "kernels/perplexity.h"
+#include "kernels/ppl_job.h"
 
 namespace kvsim::cli {
 namespace {
 
 struct PplOptions {
   LlamaOptions llama;
-  std::string text = "data:models/kjv-tiny/eval_a.txt";
+  std::string text = kernels::kDefaultEvalText;
   uint32_t ctx = 0;
   uint64_t max_tokens = 0;
   std::vector<std::string> policies;
   std::vector<uint64_t> budgets;
   bool json = false;
 };
-
-StatusOr<std::string> read_text(const std::string& path) {
-  std::ifstream in(resolve_data_path(path), std::ios::binary);
-  if (!in) return Status::not_found(path + ": cannot open the text file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Every requested policy, each eviction policy once per budget when budgets are given.
-StatusOr<std::vector<kernels::KvPolicy>> expand_policies(const PplOptions& o) {
-  std::vector<kernels::KvPolicy> out;
-  for (const std::string& spec : o.policies) {
-    KVSIM_ASSIGN_OR_RETURN(kernels::KvPolicy policy, kernels::parse_kv_policy(spec));
-    if (o.budgets.empty() || !policy.evicts()) {
-      out.push_back(std::move(policy));
-      continue;
-    }
-    for (uint64_t budget : o.budgets) {
-      auto at_budget = kernels::kv_policy_at_budget(spec, budget);
-      if (!at_budget.is_ok()) return at_budget.status().with_context("--budgets");
-      out.push_back(std::move(at_budget).value());
-    }
-  }
-  return out;
-}
 
 nlohmann::json to_json(const kernels::PerplexityReport& report) {
   nlohmann::json out;
@@ -83,24 +54,23 @@ void print_text(const kernels::PerplexityReport& report, uint32_t ctx) {
 }
 
 int run_ppl(const PplOptions& o) {
-  auto loaded = load_llama(o.llama);
-  if (!loaded.is_ok()) return report_error(loaded.status());
-  auto store = kv_store_options(o.llama);
-  if (!store.is_ok()) return report_error(store.status());
-  auto policies = expand_policies(o);
-  if (!policies.is_ok()) return report_error(policies.status());
-  auto text = read_text(o.text);
-  if (!text.is_ok()) return report_error(text.status());
-  std::vector<int> tokens =
-      loaded->tokenizer->encode(*text, /*bos=*/false, /*eos=*/false, /*dummy_prefix=*/false);
-  if (o.max_tokens > 0 && tokens.size() > o.max_tokens) tokens.resize(o.max_tokens);
-  const kernels::PerplexityOptions options{o.ctx, *store};
-  auto report = kernels::measure_perplexity(*loaded->model, tokens, options, *policies);
-  if (!report.is_ok()) return report_error(report.status());
+  kernels::PplJob job;
+  job.checkpoint = o.llama.checkpoint;
+  job.tokenizer = o.llama.tokenizer;
+  job.text = o.text;
+  job.kv_layout = o.llama.kv_layout;
+  job.kv_dtype = o.llama.kv_dtype;
+  job.block_size = o.llama.block_size;
+  job.ctx = o.ctx;
+  job.max_tokens = o.max_tokens;
+  job.policies = o.policies;
+  job.budgets = o.budgets;
+  auto result = kernels::run_ppl_job(job);
+  if (!result.is_ok()) return report_error(result.status());
   if (o.json) {
-    std::printf("%s\n", to_json(*report).dump(2).c_str());
+    std::printf("%s\n", to_json(result->report).dump(2).c_str());
   } else {
-    print_text(*report, o.ctx == 0 ? loaded->model->config().seq_len : o.ctx);
+    print_text(result->report, result->ctx);
   }
   return kExitOk;
 }
