@@ -1,6 +1,5 @@
 #include "cli/llama_options.h"
 
-#include "core/names.h"
 
 namespace kvsim::cli {
 
@@ -23,20 +22,7 @@ StatusOr<kernels::LoadedLlama> load_llama(const LlamaOptions& options) {
 }
 
 StatusOr<kernels::KvStoreOptions> kv_store_options(const LlamaOptions& options) {
-  kernels::KvStoreOptions store;
-  if (options.kv_layout != "nd" && options.kv_layout != "nz") {
-    return Status::invalid_argument(
-        "--kv-layout: " + unknown_name_message("KV layout", options.kv_layout, {"nd", "nz"}));
-  }
-  store.nz = options.kv_layout == "nz";
-  if (options.kv_dtype != "fp32" && options.kv_dtype != "fp16") {
-    return Status::invalid_argument("--kv-dtype: " + unknown_name_message("KV storage dtype",
-                                                                          options.kv_dtype,
-                                                                          {"fp32", "fp16"}));
-  }
-  store.dtype = options.kv_dtype == "fp32" ? DType::kFp32 : DType::kFp16;
-  store.block_size = options.block_size;
-  return store;
+  return kernels::make_kv_store_options(options.kv_layout, options.kv_dtype, options.block_size);
 }
 
 }  // namespace kvsim::cli

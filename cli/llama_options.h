@@ -10,13 +10,13 @@
 
 #include "core/status.h"
 #include "kernels/kv_store.h"
-#include "kernels/ppl_inputs.h"
+#include "kernels/llama_bundle.h"
 
 namespace kvsim::cli {
 
 struct LlamaOptions {
-  std::string checkpoint = "data:models/kjv-tiny/model.bin";
-  std::string tokenizer = "data:models/kjv-tiny/tokenizer.bin";
+  std::string checkpoint = kernels::kDefaultCheckpoint;
+  std::string tokenizer = kernels::kDefaultTokenizer;
   std::string kv_layout = "nd";   // nd | nz
   std::string kv_dtype = "fp32";  // fp32 | fp16
   uint32_t block_size = 16;       // tokens per KV block
@@ -24,7 +24,7 @@ struct LlamaOptions {
 
 void add_llama_options(CLI::App* command, LlamaOptions* options);
 
-// kernels::load_llama() of --checkpoint and --tokenizer.
+// Loads and validates both files (kernels/llama_bundle.h).
 StatusOr<kernels::LoadedLlama> load_llama(const LlamaOptions& options);
 
 // The KV store options named by --kv-layout, --kv-dtype and --block-size.

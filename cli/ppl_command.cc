@@ -9,15 +9,14 @@
 #include "cli/json_util.h"
 #include "cli/llama_options.h"
 #include "core/text_format.h"
-#include "kernels/perplexity.h"
-#include "kernels/ppl_inputs.h"
+#include "kernels/ppl_job.h"
 
 namespace kvsim::cli {
 namespace {
 
 struct PplOptions {
   LlamaOptions llama;
-  std::string text = "data:models/kjv-tiny/eval_a.txt";
+  std::string text = kernels::kDefaultEvalText;
   uint32_t ctx = 0;
   uint64_t max_tokens = 0;
   std::vector<std::string> policies;
@@ -55,22 +54,23 @@ void print_text(const kernels::PerplexityReport& report, uint32_t ctx) {
 }
 
 int run_ppl(const PplOptions& o) {
-  auto loaded = load_llama(o.llama);
-  if (!loaded.is_ok()) return report_error(loaded.status());
-  auto store = kv_store_options(o.llama);
-  if (!store.is_ok()) return report_error(store.status());
-  auto policies = kernels::expand_policies(o.policies, o.budgets);
-  if (!policies.is_ok()) return report_error(policies.status());
-  auto text = kernels::read_text_file(o.text);
-  if (!text.is_ok()) return report_error(text.status());
-  const std::vector<int> tokens = kernels::ppl_tokens(*loaded->tokenizer, *text, o.max_tokens);
-  const kernels::PerplexityOptions options{o.ctx, *store};
-  auto report = kernels::measure_perplexity(*loaded->model, tokens, options, *policies);
-  if (!report.is_ok()) return report_error(report.status());
+  kernels::PplJob job;
+  job.checkpoint = o.llama.checkpoint;
+  job.tokenizer = o.llama.tokenizer;
+  job.text = o.text;
+  job.kv_layout = o.llama.kv_layout;
+  job.kv_dtype = o.llama.kv_dtype;
+  job.block_size = o.llama.block_size;
+  job.ctx = o.ctx;
+  job.max_tokens = o.max_tokens;
+  job.policies = o.policies;
+  job.budgets = o.budgets;
+  auto result = kernels::run_ppl_job(job);
+  if (!result.is_ok()) return report_error(result.status());
   if (o.json) {
-    std::printf("%s\n", to_json(*report).dump(2).c_str());
+    std::printf("%s\n", to_json(result->report).dump(2).c_str());
   } else {
-    print_text(*report, o.ctx == 0 ? loaded->model->config().seq_len : o.ctx);
+    print_text(result->report, result->ctx);
   }
   return kExitOk;
 }

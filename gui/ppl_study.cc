@@ -5,7 +5,8 @@
 
 #include "core/config_reader.h"
 #include "core/data_dir.h"
-#include "kernels/ppl_inputs.h"
+#include "kernels/llama_bundle.h"
+#include "kernels/ppl_job.h"
 
 namespace kvsim::gui {
 namespace {
@@ -67,7 +68,7 @@ StatusOr<std::vector<PplCurve>> ppl_curves(const PplStudyInput& input,
   size_t next = 1;  // results: full, then the expanded policies in order
   for (const std::string& spec : input.policies) {
     KVSIM_ASSIGN_OR_RETURN(std::vector<kernels::KvPolicy> expanded,
-                           kernels::expand_policies({spec}, input.budgets));
+                           kernels::expand_ppl_policies({spec}, input.budgets));
     PplCurve curve;
     curve.spec = spec;
     curve.evicts = expanded.front().evicts();
@@ -99,7 +100,7 @@ StatusOr<PplStudy> run_ppl_study(const PplStudyInput& input,
   KVSIM_ASSIGN_OR_RETURN(std::string text, kernels::read_text_file(files.text));
   const std::vector<int> tokens = kernels::ppl_tokens(*llama.tokenizer, text, input.max_tokens);
   KVSIM_ASSIGN_OR_RETURN(std::vector<kernels::KvPolicy> policies,
-                         kernels::expand_policies(input.policies, input.budgets));
+                         kernels::expand_ppl_policies(input.policies, input.budgets));
   kernels::PerplexityHooks hooks;
   hooks.progress = progress;
   hooks.stop = stop;

@@ -1,5 +1,5 @@
 // The PPL-impact view's model, Qt-free: perplexity of a text under KV cache policies at several
-// cache budgets, measured by the same calls as `kvsim ppl --budgets` (kernels/ppl_inputs.h then
+// cache budgets, measured by the same calls as `kvsim ppl --budgets` (kernels/ppl_job.h, then
 // measure_perplexity()), and arranged as one curve per policy spec for the plot:
 //
 //   evicting spec (window, sink, h2o)   one point per budget: ppl, KV bytes saved vs full
@@ -72,7 +72,7 @@ StatusOr<PplStudy> run_ppl_study(const PplStudyInput& input,
                                  const std::function<void(double)>& progress,
                                  const std::atomic<bool>* stop);
 
-// Arranges a report of `input` (policies expanded as kernels::expand_policies does).
+// Arranges a report of `input` (policies expanded as kernels::expand_ppl_policies does).
 StatusOr<std::vector<PplCurve>> ppl_curves(const PplStudyInput& input,
                                            const kernels::PerplexityReport& report);
 

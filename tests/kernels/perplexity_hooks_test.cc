@@ -1,6 +1,6 @@
 // PerplexityHooks: progress rises to 1 over (batches of windows) x (policies) steps without
 // changing any result; a stop flag ends the measurement with a cancelled Status. And the
-// shared inputs of `kvsim ppl` (kernels/ppl_inputs.h): policy expansion over budgets.
+// shared inputs of `kvsim ppl` (kernels/ppl_job.h): policy expansion over budgets.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -8,7 +8,8 @@
 #include <random>
 
 #include "kernels/perplexity.h"
-#include "kernels/ppl_inputs.h"
+#include "kernels/llama_bundle.h"
+#include "kernels/ppl_job.h"
 #include "tests/kernels/tiny_llama.h"
 
 namespace kvsim::kernels {
@@ -26,7 +27,7 @@ TEST(PerplexityHooksTest, ProgressReachesOneAndChangesNothing) {
   const LlamaModel model(testing::random_weights(testing::tiny_config(), 40));
   // 40 windows of 8 tokens: two batches of at most 32 windows, 3 policies -> 6 steps.
   const std::vector<int> tokens = random_tokens(320, 5);
-  auto policies = expand_policies({"window:4", "sink:1,3"}, {});
+  auto policies = expand_ppl_policies({"window:4", "sink:1,3"}, {});
   ASSERT_TRUE(policies.is_ok());
   const PerplexityOptions options{8, {}};
   std::vector<double> reports;
@@ -61,15 +62,15 @@ TEST(PerplexityHooksTest, StopFlagCancels) {
   EXPECT_EQ(steps, 1);
 }
 
-TEST(PplInputsTest, EvictingSpecsExpandOverBudgetsInOrder) {
-  auto policies = expand_policies({"window:8", "int8", "sink:4,12"}, {16, 64});
+TEST(PplJobTest, EvictingSpecsExpandOverBudgetsInOrder) {
+  auto policies = expand_ppl_policies({"window:8", "int8", "sink:4,12"}, {16, 64});
   ASSERT_TRUE(policies.is_ok()) << policies.status().message();
   std::vector<std::string> names;
   for (const KvPolicy& p : *policies) names.push_back(p.name);
   EXPECT_THAT(names,
               ::testing::ElementsAre("window:16", "window:64", "int8", "sink:4,12", "sink:4,60"));
-  EXPECT_THAT(expand_policies({"sink:4,12"}, {4}).status().message(),
-              ::testing::HasSubstr("--budgets"));
+  EXPECT_THAT(expand_ppl_policies({"sink:4,12"}, {4}).status().message(),
+              ::testing::HasSubstr("budget 4 leaves no window"));
   EXPECT_THAT(read_text_file("/nonexistent/eval.txt").status().message(),
               ::testing::HasSubstr("/nonexistent/eval.txt"));
 }

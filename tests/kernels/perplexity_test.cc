@@ -121,10 +121,15 @@ TEST(SharedModelTest, KvsimPplReproducesTheKjvTinyReferenceFigures) {
   ASSERT_TRUE(tokenizer.is_ok());
   std::vector<int> tokens = tokenizer->encode(testing::kjv_eval_text(), false, false, false);
   tokens.resize(16384);
-  const std::vector<std::pair<const char*, double>> expected = {
+  std::vector<std::pair<const char*, double>> expected = {
       {"full", 4.0418},       {"window:16", 4.2096},  {"window:32", 4.0960}, {"window:64", 4.0606},
       {"window:128", 4.0466}, {"window:256", 4.0422}, {"sink:4,12", 4.1934}, {"sink:4,28", 4.0817},
       {"sink:4,60", 4.0526},  {"sink:4,124", 4.0442}};
+#ifdef KVSIM_SANITIZED
+  // ~50 s per policy under AddressSanitizer: keep full and one sink run there.
+  expected.erase(expected.begin() + 1, expected.begin() + 6);
+  expected.resize(2);
+#endif
   std::vector<KvPolicy> runs;
   for (size_t i = 1; i < expected.size(); ++i) runs.push_back(*parse_kv_policy(expected[i].first));
   auto report = measure_perplexity(model, tokens, {512, {}}, runs);
