@@ -5,21 +5,24 @@
 //                                               latency.png, ppl.png and layout.png for the
 //                                               scenario (a preset name or YAML file), no window
 //                                               needed (QT_QPA_PLATFORM=offscreen)
+//     [--ppl-tokens N]                          tokens the PPL picture scores (default 4096)
 // Exit codes as the CLI's: 0 success, 2 bad input or a picture that could not be made.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <cstdint>
 #include <cstdio>
 
 #include "gui/main_window.h"
+#include "gui/ppl_study.h"
 #include "gui/render.h"
 
 namespace {
 
 constexpr int kExitBadInput = 2;
 
-int render(const QString& scenario, const QString& out_dir) {
+int render(const QString& scenario, const QString& out_dir, uint64_t ppl_tokens) {
   QStringList written;
-  const kvsim::Status status = kvsim::gui::render_all(scenario, out_dir, &written);
+  const kvsim::Status status = kvsim::gui::render_all(scenario, out_dir, &written, ppl_tokens);
   for (const QString& path : written) std::printf("%s\n", qPrintable(path));
   if (!status.is_ok()) {
     std::fprintf(stderr, "kvsim-gui: %s\n", status.message().c_str());
@@ -40,15 +43,28 @@ int main(int argc, char** argv) {
       "render", "Write one PNG per view for SCENARIO (a preset or YAML file) and exit.",
       "SCENARIO");
   const QCommandLineOption out_option("out", "Folder for --render's PNGs.", "DIR");
+  const QCommandLineOption ppl_tokens_option(
+      "ppl-tokens", "Tokens of held-out text the PPL picture scores (default 4096).", "N");
   parser.addOption(render_option);
   parser.addOption(out_option);
+  parser.addOption(ppl_tokens_option);
   parser.process(app);
   if (parser.isSet(render_option)) {
     if (!parser.isSet(out_option)) {
       std::fprintf(stderr, "kvsim-gui: --render needs --out DIR\n");
       return kExitBadInput;
     }
-    return render(parser.value(render_option), parser.value(out_option));
+    uint64_t ppl_tokens = kvsim::gui::PplStudyInput{}.max_tokens;
+    if (parser.isSet(ppl_tokens_option)) {
+      bool ok = false;
+      ppl_tokens = parser.value(ppl_tokens_option).toULongLong(&ok);
+      if (!ok || ppl_tokens == 0) {
+        std::fprintf(stderr, "kvsim-gui: --ppl-tokens expects a positive number, got '%s'\n",
+                     qPrintable(parser.value(ppl_tokens_option)));
+        return kExitBadInput;
+      }
+    }
+    return render(parser.value(render_option), parser.value(out_option), ppl_tokens);
   }
   kvsim::gui::MainWindow window;
   window.show();

@@ -62,9 +62,11 @@ void render_simulation(const ScenarioDocument& document, const QDir& out, Outcom
   }
 }
 
-void render_ppl(const QDir& out, Outcome* outcome, QStringList* written) {
+void render_ppl(const QDir& out, uint64_t max_tokens, Outcome* outcome, QStringList* written) {
   const QString path = out.filePath("ppl.png");
-  auto study = run_ppl_study(PplStudyInput{}, nullptr, nullptr);
+  PplStudyInput input;
+  input.max_tokens = max_tokens;
+  auto study = run_ppl_study(input, nullptr, nullptr);
   if (!study.is_ok()) {
     outcome->fail(study.status(), "ppl.png");
     return;
@@ -97,7 +99,8 @@ Status save_view_png(QWidget* view, QSize size, const QString& path) {
   return Status::ok();
 }
 
-Status render_all(const QString& scenario, const QString& out_dir, QStringList* written) {
+Status render_all(const QString& scenario, const QString& out_dir, QStringList* written,
+                  uint64_t ppl_max_tokens) {
   if (!QDir().mkpath(out_dir)) return Status::io_error(out_dir.toStdString() + ": cannot create");
   const QDir out(out_dir);
   KVSIM_ASSIGN_OR_RETURN(ScenarioDocument document, open_scenario(scenario.toStdString()));
@@ -114,7 +117,7 @@ Status render_all(const QString& scenario, const QString& out_dir, QStringList* 
     outcome.fail(views.status(), "capacity.png, layout.png");
   }
   render_simulation(document, out, &outcome, written);
-  render_ppl(out, &outcome, written);
+  render_ppl(out, ppl_max_tokens, &outcome, written);
   if (views.is_ok()) {
     TeachingView teaching;
     teaching.block_demo_view()->set_eviction(QString::fromStdString(views->eviction));

@@ -9,7 +9,8 @@
 //   memory.png      the KV blocks chart of the scenario's run (kRenderChartSize)
 //   throughput.png  its output tokens/s chart
 //   latency.png     its TTFT and TPOT CDFs
-//   ppl.png         the PPL chart of the default study on the shared kjv-tiny model
+//   ppl.png         the PPL chart of the default study on the shared kjv-tiny model, scoring
+//                   the first ppl_max_tokens tokens of its held-out text
 //   layout.png      the Cache and layout view (kRenderViewSize): the blocks demo at the first
 //                   step with a prefix hit and an eviction (the scenario's eviction policy), and
 //                   one block of the scenario's model, device, KV dtype and block size in ND/NZ
@@ -18,6 +19,7 @@
 #include <QSize>
 #include <QString>
 #include <QStringList>
+#include <cstdint>
 
 #include "core/status.h"
 
@@ -33,7 +35,8 @@ QStringList render_file_names();
 
 // Writes the six pictures into `out_dir` (created). Every picture is attempted; the first
 // failure is returned. `written` gets the paths written.
-Status render_all(const QString& scenario, const QString& out_dir, QStringList* written);
+Status render_all(const QString& scenario, const QString& out_dir, QStringList* written,
+                  uint64_t ppl_max_tokens);
 
 // Lays `view` out alone at `size` (shown; off-screen when so configured), replots its charts
 // and writes its picture.

@@ -71,16 +71,22 @@ uint64_t kv_bytes(const LlamaModel& model, const KvPolicy& policy, const KvStore
   return (bits + 7) / 8;
 }
 
+bool stop_requested(const PerplexityHooks& hooks) {
+  return hooks.stop != nullptr && hooks.stop->load(std::memory_order_relaxed);
+}
+
 // Decodes a batch of windows (inputs[w], the first ones longest: only the text's last window
-// may be shorter) step by step, window w as sequence w of the session.
-void run_windows(const std::vector<std::vector<int>>& inputs, uint32_t vocab, LlamaSession* session,
-                 WindowLogProbs* logp) {
+// may be shorter) step by step, window w as sequence w of the session. Returns false when the
+// hooks ask to stop (checked every step, so that Cancel answers within one decode step).
+bool run_windows(const std::vector<std::vector<int>>& inputs, uint32_t vocab,
+                 const PerplexityHooks& hooks, LlamaSession* session, WindowLogProbs* logp) {
   session->reset();
   logp->resize(inputs.size());
   for (size_t w = 0; w < inputs.size(); ++w) (*logp)[w].resize(inputs[w].size() * vocab);
   std::vector<int> step_tokens;
   RowMatrix logits;
   for (size_t i = 0; i < inputs.front().size(); ++i) {
+    if (stop_requested(hooks)) return false;
     step_tokens.clear();
     for (const std::vector<int>& input : inputs) {
       if (i < input.size()) step_tokens.push_back(input[i]);
@@ -91,6 +97,7 @@ void run_windows(const std::vector<std::vector<int>>& inputs, uint32_t vocab, Ll
                   (*logp)[w].data() + i * vocab);
     }
   }
+  return true;
 }
 
 // Adds one policy's NLL (and its KL / top-1 against full) over a batch of windows.
@@ -164,17 +171,18 @@ StatusOr<PerplexityReport> measure_perplexity(const LlamaModel& model, std::span
     const std::span<const int> targets = tokens.subspan(first * ctx);
     for (PolicyRun& run : runs) {
       const bool is_full = &run == &runs.front();
-      run_windows(inputs, vocab, &run.session, is_full ? &full_logp : &logp);
+      const bool finished =
+          run_windows(inputs, vocab, hooks, &run.session, is_full ? &full_logp : &logp);
+      if (!finished || stop_requested(hooks)) {
+        return Status::cancelled("perplexity cancelled after " + std::to_string(steps_done) +
+                                 " of " + std::to_string(steps) + " steps");
+      }
       for (size_t w = 0; w < inputs.size(); ++w) {
         run.max_attended = std::max(run.max_attended, run.session.max_attended(w));
       }
       score_windows(full_logp, is_full ? full_logp : logp, targets, vocab, is_full, &run);
       ++steps_done;
       if (hooks.progress) hooks.progress(static_cast<double>(steps_done) / steps);
-      if (hooks.stop != nullptr && hooks.stop->load(std::memory_order_relaxed)) {
-        return Status::cancelled("perplexity cancelled after " + std::to_string(steps_done) +
-                                 " of " + std::to_string(steps) + " steps");
-      }
     }
   }
   PerplexityReport report;

@@ -38,8 +38,8 @@ struct PerplexityOptions {
 struct PerplexityHooks {
   // Called after each batch of windows of each policy with the share of the work done, [0, 1].
   std::function<void(double)> progress;
-  // When set and it turns true, measure_perplexity returns a cancelled Status after the batch
-  // of windows in flight; null: never.
+  // When set and it turns true, measure_perplexity returns a cancelled Status within one
+  // decode step (it is checked before every step); null: never.
   const std::atomic<bool>* stop = nullptr;
 };
 

@@ -110,7 +110,7 @@ class JobRunnerTest : public QObject {
     kvsim::gui::testing::EventLoopProbe probe;
     QVERIFY(runner.start("busy", [](JobContext& c) { return busy_job(c, 1000); }));
     QVERIFY(finished.wait(10000));
-    QVERIFY2(probe.max_gap_ms() < 100,
+    QVERIFY2(probe.max_gap_ms() < kvsim::gui::testing::kMaxEventLoopGapMs,
              qPrintable(QString("event loop blocked %1 ms").arg(probe.max_gap_ms())));
     QVERIFY(probe.ticks() > 20);
   }

@@ -24,6 +24,13 @@ QSize expected_size(const QString& name) {
   return name == "capacity.png" || name == "layout.png" ? kRenderViewSize : kRenderChartSize;
 }
 
+// Tokens the PPL picture scores: fewer under the sanitizers, where the model runs ~20x slower.
+#ifdef KVSIM_SANITIZED
+constexpr uint64_t kPplTokens = 512;
+#else
+constexpr uint64_t kPplTokens = 4096;
+#endif
+
 QString gui_binary() { return qEnvironmentVariable("KVSIM_BINARY_DIR") + "/gui/kvsim-gui"; }
 
 void check_pictures(const QDir& dir) {
@@ -47,7 +54,7 @@ class RenderTest : public QObject {
   void renders_every_view_of_a_scenario() {
     QTemporaryDir dir;
     QStringList written;
-    const Status status = render_all("default", dir.path(), &written);
+    const Status status = render_all("default", dir.path(), &written, kPplTokens);
     if (have_model()) {
       QVERIFY2(status.is_ok(), status.message().c_str());
       QCOMPARE(written.size(), 6);
@@ -61,7 +68,8 @@ class RenderTest : public QObject {
   void the_binary_renders_headless() {
     QTemporaryDir dir;
     QProcess process;
-    process.start(gui_binary(), {"--render", "ascend-310p-nz", "--out", dir.path()});
+    process.start(gui_binary(), {"--render", "ascend-310p-nz", "--out", dir.path(), "--ppl-tokens",
+                                 QString::number(kPplTokens)});
     QVERIFY(process.waitForFinished(300000));
     QCOMPARE(process.exitCode(), have_model() ? 0 : 2);
     QCOMPARE(QString(process.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts).size(),
@@ -81,6 +89,12 @@ class RenderTest : public QObject {
     QVERIFY(unknown.waitForFinished(60000));
     QCOMPARE(unknown.exitCode(), 2);
     QVERIFY(QString(unknown.readAllStandardError()).contains("default"));  // valid names listed
+    QProcess bad_tokens;
+    bad_tokens.start(gui_binary(),
+                     {"--render", "default", "--out", dir.path(), "--ppl-tokens", "many"});
+    QVERIFY(bad_tokens.waitForFinished(60000));
+    QCOMPARE(bad_tokens.exitCode(), 2);
+    QVERIFY(QString(bad_tokens.readAllStandardError()).contains("--ppl-tokens"));
   }
 };
 

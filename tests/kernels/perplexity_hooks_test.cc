@@ -7,8 +7,8 @@
 #include <atomic>
 #include <random>
 
-#include "kernels/perplexity.h"
 #include "kernels/llama_bundle.h"
+#include "kernels/perplexity.h"
 #include "kernels/ppl_job.h"
 #include "tests/kernels/tiny_llama.h"
 
@@ -60,6 +60,20 @@ TEST(PerplexityHooksTest, StopFlagCancels) {
   ASSERT_FALSE(report.is_ok());
   EXPECT_EQ(report.status().code(), StatusCode::kCancelled);
   EXPECT_EQ(steps, 1);
+}
+
+TEST(PerplexityHooksTest, StopBeforeTheFirstStepCancelsWithNoProgress) {
+  const LlamaModel model(testing::random_weights(testing::tiny_config(), 42));
+  const std::vector<int> tokens = random_tokens(64, 7);
+  const std::atomic<bool> stop{true};
+  bool progressed = false;
+  PerplexityHooks hooks;
+  hooks.progress = [&](double) { progressed = true; };
+  hooks.stop = &stop;
+  auto report = measure_perplexity(model, tokens, {8, {}}, {}, hooks);
+  ASSERT_FALSE(report.is_ok());
+  EXPECT_EQ(report.status().code(), StatusCode::kCancelled);
+  EXPECT_FALSE(progressed);
 }
 
 TEST(PplJobTest, EvictingSpecsExpandOverBudgetsInOrder) {
