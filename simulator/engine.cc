@@ -293,7 +293,9 @@ int64_t Engine::start_transfers() {
     link_free = start + ns;
     events_->push(link_free, EventKind::kSwapEnd, slot, config_.replica);
     (to_host ? stats_.swap_out_bytes : stats_.swap_in_bytes) += bytes;
-    const TransferRecord record{requests_.at(slot).id, to_host, start, link_free, bytes};
+    TransferRecord record{requests_.at(slot).id, to_host, start, link_free, bytes};
+    record.ready_ns = now;
+    record.from_replica = record.to_replica = static_cast<int32_t>(config_.replica);
     for (SimObserver* observer : observers_) observer->on_transfer(record);
     return link_free;
   };
@@ -358,6 +360,7 @@ bool Engine::admit_remote(const SimRequest& sent, uint32_t from_replica, uint32_
   }
   request.generated = 1;
   request.high_water = request.prompt_tokens;  // its prompt is done (elsewhere)
+  request.prompt_done = request.prompt_tokens;
   request.admitted = true;
   request.remote_kv = true;
   if (!config_.scheduler.prefix_caching) hashes = {};
@@ -391,6 +394,7 @@ void Engine::start_batch(int64_t start_ns) {
   KVSIM_CHECK(duration > 0, "a cost model returned a non-positive iteration time");
   iteration_ = IterationRecord{};
   iteration_.index = stats_.iterations++;
+  iteration_.replica = config_.replica;
   iteration_.decided_ns = events_->now_ns();
   iteration_.start_ns = start_ns;
   iteration_.end_ns = start_ns + duration;

@@ -33,7 +33,7 @@ uint64_t Scheduler::remaining_tokens(const SimRequest& request) const {
   const uint64_t prompt = request.prompt_tokens;
   const uint64_t outputs =
       limits_.role == EngineRole::kPrefill ? 1 : uint64_t{request.output_tokens};
-  return prompt - std::min(request.high_water, prompt) + outputs -
+  return prompt - std::min<uint64_t>(request.prompt_done, prompt) + outputs -
          std::min<uint64_t>(request.generated, outputs);
 }
 
@@ -50,10 +50,7 @@ void Scheduler::add_chunk(uint32_t slot, uint64_t num_tokens, StepPlan* plan) {
   if (request.high_water > request.computed) {
     plan->recomputed_tokens += std::min(end, request.high_water) - request.computed;
   }
-  const uint64_t prompt = request.prompt_tokens;
-  const uint64_t high_water = std::max(request.high_water, end);
-  outstanding_tokens_ -= std::min(high_water, prompt) - std::min(request.high_water, prompt);
-  request.high_water = high_water;
+  request.high_water = std::max(request.high_water, end);
   plan->chunks.push_back({slot, static_cast<uint32_t>(num_tokens)});
   plan->shape.add(num_tokens, attended(request.computed), request.in_prefill() || num_tokens > 1);
 }
@@ -86,7 +83,10 @@ bool Scheduler::schedule_running(size_t index, uint64_t* budget, StepPlan* plan)
   }
   while (!cache_->allocate_slots(request.id, num_tokens)) {
     const uint32_t victim = running_.back();
-    if (victim == slot && running_.size() == 1 && num_swapping_in_ == 0) {
+    // Blocks held by requests in transit (swapping in, loading from a lower tier, sending
+    // or receiving KV) come back or are freed when the transfer ends: not alone then.
+    const size_t holding = num_swapping_in_ + num_loading_ + num_sending_ + num_receiving_;
+    if (victim == slot && running_.size() == 1 && holding == 0) {
       // Alone on the device and still no room: it can never fit.
       running_.pop_back();
       cache_->free(request.id);
@@ -122,7 +122,9 @@ void Scheduler::mark_admitted(SimRequest& request, uint64_t hit_tokens, uint32_t
   request.admitted = true;
   request.cached_prompt_tokens = static_cast<uint32_t>(hit_tokens);
   request.high_water = hit_tokens;
-  outstanding_tokens_ -= std::min<uint64_t>(hit_tokens, request.prompt_tokens);
+  request.prompt_done =
+      static_cast<uint32_t>(std::min<uint64_t>(hit_tokens, request.prompt_tokens));
+  outstanding_tokens_ -= request.prompt_done;
   if (plan != nullptr) plan->admitted.push_back(slot);
 }
 
@@ -189,11 +191,16 @@ void Scheduler::schedule_waiting(uint64_t* budget, StepPlan* plan) {
     }
     if (tiers_ != nullptr && limits_.prefix_caching) {
       if (hit.num_free_blocks + 1 > cache_->num_free_blocks()) return;  // not even one block
+      // A lower-tier run longer than the room left can never be admitted now, so the scan
+      // stops one block past the room (a blocked head is retried every step).
+      const uint64_t room = cache_->num_free_blocks() - hit.num_free_blocks;
       const std::span<const BlockHash> hashes = cache_->block_hashes(request.id);
-      const uint64_t cap = std::min<uint64_t>(hashes.size(), (request.known_tokens() - 1) /
-                                                                 cache_->block_size());
+      const uint64_t cap =
+          std::min<uint64_t>({hashes.size(), (request.known_tokens() - 1) / cache_->block_size(),
+                              hit.num_blocks + room + 1});
       if (hit.num_blocks < cap) {
         const LowerHit lower = tiers_->find(hashes, hit.num_blocks, static_cast<uint32_t>(cap));
+        if (lower.num_blocks > room) return;
         if (lower.num_blocks > 0) {
           if (!admit_loading(slot, hit, lower, plan)) return;
           continue;
@@ -250,6 +257,12 @@ void Scheduler::complete(const StepPlan& plan, StepResult* result) {
     SimRequest& request = requests_->at(chunk.slot);
     request.computed += chunk.num_tokens;
     request.scheduled_tokens = 0;
+    if (request.computed > request.prompt_done && request.prompt_done < request.prompt_tokens) {
+      const auto done =
+          static_cast<uint32_t>(std::min<uint64_t>(request.computed, request.prompt_tokens));
+      outstanding_tokens_ -= done - request.prompt_done;
+      request.prompt_done = done;
+    }
     if (limits_.prefix_caching) append_decode_hashes(request);
     if (request.computed < request.known_tokens()) continue;  // a prefill chunk, more to come
     ++request.generated;

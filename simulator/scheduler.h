@@ -35,8 +35,9 @@
 //                the prompt allocated (no token budget), and it waits for the KV (kReceiving,
 //                StepPlan::receiving, receive_done())
 // Outstanding tokens (for least-loaded routing): over the requests held, the prompt tokens
-// not yet computed or hit in the cache (the first time; recomputation is not counted) plus
-// the output tokens still to sample here (a prefill-only instance samples one).
+// not yet computed by an iteration that has ended (or hit in the cache at first admission;
+// recomputation is not counted) plus the output tokens still to sample here (a prefill-only
+// instance samples one).
 #pragma once
 
 #include <cstdint>

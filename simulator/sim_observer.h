@@ -26,7 +26,8 @@ struct EngineSnapshot {
 };
 
 struct IterationRecord {
-  uint64_t index = 0;      // 0, 1, 2, ...
+  uint64_t index = 0;      // 0, 1, 2, ... (per engine)
+  uint32_t replica = 0;    // the engine's index in a cluster
   int64_t decided_ns = 0;  // when the scheduler formed the batch
   int64_t start_ns = 0;    // when it ran (later than decided when swap-outs had to finish)
   int64_t end_ns = 0;

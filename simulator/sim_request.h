@@ -53,6 +53,7 @@ struct SimRequest {
   uint64_t high_water = 0;            // most tokens ever computed (or cached at admission)
   uint32_t num_hashes = 0;            // block hashes given to the cache manager
   uint32_t cached_prompt_tokens = 0;  // prefix-cache hit at first admission
+  uint32_t prompt_done = 0;           // prompt tokens computed once or hit (outstanding work)
   uint32_t preemptions = 0;
   RequestPhase phase = RequestPhase::kFree;
   bool admitted = false;   // scheduled at least once
