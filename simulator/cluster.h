@@ -141,6 +141,8 @@ class Cluster final : private EngineHost, private RouterView {
   const ReplicaConfig& replica_config(size_t r) const { return config_.replicas[r]; }
   const ClusterConfig& config() const { return config_; }
   const std::vector<TierInstance>& tiers() const { return tiers_; }
+  // Replica r's view of the lower tiers (null when there are none).
+  const ReplicaTiers* replica_tiers(size_t r) const { return replica_tiers_[r].get(); }
   const ClusterStats& stats() const { return stats_; }
   WorkloadStats workload_stats() const { return source_->stats(); }
   int64_t now_ns() const { return events_.now_ns(); }
