@@ -48,12 +48,6 @@ struct BlocksOptions {
   std::string eviction = "lru";
 };
 
-std::string hash_text(BlockHash hash) {
-  char text[24];
-  std::snprintf(text, sizeof(text), "0x%016" PRIx64, hash);
-  return text;
-}
-
 nlohmann::json entry_json(BlockId entry) {
   if (entry == kNullBlock) return nullptr;
   if (entry == kSwappedBlock) return "swapped";
@@ -72,13 +66,8 @@ nlohmann::json event_json(const CacheEvent& event) {
   out["to_block"] = event.kind == CacheEventKind::kCopy ? nlohmann::json(event.other_block)
                                                         : nlohmann::json(nullptr);
   out["index"] = evict ? nlohmann::json(nullptr) : nlohmann::json(event.index);
-  out["hash"] = has_hash ? nlohmann::json(hash_text(event.hash)) : nlohmann::json(nullptr);
+  out["hash"] = has_hash ? nlohmann::json(block_hash_text(event.hash)) : nlohmann::json(nullptr);
   return out;
-}
-
-const char* block_state(const DemoBlock& block) {
-  if (block.ref_count > 0) return "used";
-  return block.hash.has_value() ? "cached_free" : "free";
 }
 
 nlohmann::json step_json(const DemoStep& step, size_t index) {
@@ -100,8 +89,8 @@ nlohmann::json step_json(const DemoStep& step, size_t index) {
     out["blocks"].push_back(
         {{"id", block.id},
          {"ref_count", block.ref_count},
-         {"hash", block.hash ? nlohmann::json(hash_text(*block.hash)) : nlohmann::json(nullptr)},
-         {"state", block_state(block)}});
+         {"hash", block.hash ? nlohmann::json(block_hash_text(*block.hash)) : nlohmann::json(nullptr)},
+         {"state", demo_block_state_name(demo_block_state(block))}});
   }
   out["free_queue"] = step.free_queue;
   const KvCacheStats& s = step.stats;
@@ -116,32 +105,6 @@ nlohmann::json step_json(const DemoStep& step, size_t index) {
   return out;
 }
 
-std::string event_text(const CacheEvent& e) {
-  const std::string request = "request " + std::to_string(e.request);
-  const std::string block = "block " + std::to_string(e.block);
-  switch (e.kind) {
-    case CacheEventKind::kAllocate:
-      return request + " gets " + block;
-    case CacheEventKind::kHit:
-      return request + " hits cached " + block;
-    case CacheEventKind::kCache:
-      return block + " cached (full)";
-    case CacheEventKind::kEvict:
-      return block + " evicted (" + hash_text(e.hash) + ")";
-    case CacheEventKind::kFree:
-      return request + " releases " + block;
-    case CacheEventKind::kCopy:
-      return request + " copies " + block + " -> block " + std::to_string(e.other_block);
-    case CacheEventKind::kTrim:
-      return request + " drops " + block;
-    case CacheEventKind::kSwapOut:
-      return request + " swaps out " + block;
-    case CacheEventKind::kSwapIn:
-      return request + " swaps in " + block;
-  }
-  return "?";
-}
-
 void print_block_grid(const DemoStep& step) {
   std::printf("  block   ");
   for (const DemoBlock& b : step.blocks) std::printf("%3u", b.id);
@@ -154,7 +117,7 @@ void print_block_grid(const DemoStep& step) {
 
 void print_step(const DemoStep& step, size_t index) {
   std::printf("Step %zu: %s\n  %s\n", index, step.action.c_str(), step.note.c_str());
-  for (const CacheEvent& event : step.events) std::printf("    - %s\n", event_text(event).c_str());
+  for (const CacheEvent& event : step.events) std::printf("    - %s\n", cache_event_text(event).c_str());
   for (const DemoRequest& request : step.requests) {
     std::printf("  request %" PRIu64 " (%" PRIu64 " tokens): [", request.id, request.num_tokens);
     for (size_t i = 0; i < request.block_table.size(); ++i) {

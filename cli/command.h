@@ -30,5 +30,8 @@ void register_presets_command(CLI::App& app, CommandFn* chosen);
 void register_simulate_command(CLI::App& app, CommandFn* chosen);
 void register_blocks_command(CLI::App& app, CommandFn* chosen);
 void register_sweep_command(CLI::App& app, CommandFn* chosen);
+void register_kernels_command(CLI::App& app, CommandFn* chosen);
+void register_generate_command(CLI::App& app, CommandFn* chosen);
+void register_ppl_command(CLI::App& app, CommandFn* chosen);
 
 }  // namespace kvsim::cli

@@ -10,7 +10,7 @@
 #include "cli/model_options.h"
 #include "core/capacity.h"
 #include "core/config_reader.h"
-#include "core/text_format.h"
+#include "core/layout_report.h"
 
 namespace kvsim::cli {
 namespace {
@@ -24,13 +24,7 @@ struct LayoutOptions {
   bool json = false;
 };
 
-struct Locate {
-  uint64_t token = 0;
-  uint32_t head = 0;
-  uint32_t dim = 0;
-};
-
-StatusOr<Locate> parse_locate(const std::string& text, const BlockLayout& layout) {
+StatusOr<LayoutPick> parse_locate(const std::string& text, const BlockLayout& layout) {
   std::vector<uint64_t> parts;
   std::stringstream list(text);
   for (std::string part; std::getline(list, part, ',');) {
@@ -44,49 +38,11 @@ StatusOr<Locate> parse_locate(const std::string& text, const BlockLayout& layout
     return Status::invalid_argument("--locate: head must be < " + std::to_string(layout.kv_heads) +
                                     " and dim < " + std::to_string(layout.head_dim));
   }
-  return Locate{parts[0], static_cast<uint32_t>(parts[1]), static_cast<uint32_t>(parts[2])};
-}
-
-std::string shape_text(const std::array<uint64_t, 3>& shape) {
-  return "[" + std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + ", " +
-         std::to_string(shape[2]) + "]";
-}
-
-void print_text(const ModelSpec& model, DType dtype, const BlockLayout& layout,
-                const std::optional<Locate>& locate) {
-  const double bytes = dtype_bits(dtype) / 8.0;
-  std::printf("One layer's K (or V) block of %s, %s, %u tokens\n\n", model.name.c_str(),
-              std::string(dtype_name(dtype)).c_str(), layout.block_size);
-  std::printf("ND [block_size, kv_heads, head_dim] = %s: %s elements, %s B\n",
-              shape_text(layout.nd_shape()).c_str(), format_count(layout.nd_elements()).c_str(),
-              format_number(layout.nd_elements() * bytes).c_str());
-  std::printf("NZ [ceil(kv_heads*head_dim / n0), ceil(block_size/16)*16, n0] = %s (n0 = %u): "
-              "%s elements, %s B\n",
-              shape_text(layout.nz_shape()).c_str(), layout.nz_width,
-              format_count(layout.nz_elements()).c_str(),
-              format_number(layout.nz_elements() * bytes).c_str());
-  std::printf("NZ padding: %s%% of the NZ block\n",
-              format_fixed(100.0 * layout.nz_padding_fraction(), 2).c_str());
-  if (!locate) return;
-  const uint32_t slot = static_cast<uint32_t>(locate->token % layout.block_size);
-  const uint64_t column = uint64_t{locate->head} * layout.head_dim + locate->dim;
-  std::printf("\nElement (token %llu, head %u, dim %u): block %llu, slot %u\n",
-              static_cast<unsigned long long>(locate->token), locate->head, locate->dim,
-              static_cast<unsigned long long>(locate->token / layout.block_size), slot);
-  std::printf("  ND offset = (slot*kv_heads + head)*head_dim + dim = (%u*%u + %u)*%u + %u = %llu\n",
-              slot, layout.kv_heads, locate->head, layout.head_dim, locate->dim,
-              static_cast<unsigned long long>(layout.nd_offset(slot, locate->head, locate->dim)));
-  std::printf("  NZ offset = ((c/n0)*padded_block + slot)*n0 + c%%n0 with c = %llu: "
-              "((%llu)*%llu + %u)*%u + %llu = %llu\n",
-              static_cast<unsigned long long>(column),
-              static_cast<unsigned long long>(column / layout.nz_width),
-              static_cast<unsigned long long>(layout.nz_padded_block()), slot, layout.nz_width,
-              static_cast<unsigned long long>(column % layout.nz_width),
-              static_cast<unsigned long long>(layout.nz_offset(slot, locate->head, locate->dim)));
+  return LayoutPick{parts[0], static_cast<uint32_t>(parts[1]), static_cast<uint32_t>(parts[2])};
 }
 
 nlohmann::json to_json(DType dtype, const BlockLayout& layout, const KvShape& shape,
-                       const std::optional<Locate>& locate) {
+                       const std::optional<LayoutPick>& locate) {
   const double bytes = dtype_bits(dtype) / 8.0;
   const uint64_t per_block_tensors = uint64_t{shape.num_layers} * shape.num_tensors;
   nlohmann::json out;
@@ -122,7 +78,7 @@ int run_layout(const LayoutOptions& o) {
                                                       : 16;
   const KvShape shape = kv_shape(*model, 1);
   const BlockLayout layout = block_layout(shape, block_size, nz_fractal_width(device_ptr, *dtype));
-  std::optional<Locate> locate;
+  std::optional<LayoutPick> locate;
   if (!o.locate.empty()) {
     auto parsed = parse_locate(o.locate, layout);
     if (!parsed.is_ok()) return report_error(parsed.status());
@@ -131,7 +87,7 @@ int run_layout(const LayoutOptions& o) {
   if (o.json) {
     std::printf("%s\n", to_json(*dtype, layout, shape, locate).dump(2).c_str());
   } else {
-    print_text(*model, *dtype, layout, locate);
+    std::printf("%s", layout_report(*model, *dtype, layout, locate).c_str());
   }
   return kExitOk;
 }

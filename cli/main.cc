@@ -25,6 +25,9 @@ int run(int argc, char** argv) {
   register_simulate_command(app, &chosen);
   register_blocks_command(app, &chosen);
   register_sweep_command(app, &chosen);
+  register_kernels_command(app, &chosen);
+  register_generate_command(app, &chosen);
+  register_ppl_command(app, &chosen);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli/command.h"
+#include "kernels/ppl_job.h"
 #include "simulator/sweep_merge.h"
 #include "simulator/sweep_runner.h"
 #include "simulator/sweep_simulation.h"
@@ -60,9 +61,21 @@ StatusOr<std::pair<size_t, size_t>> parse_shard(const std::string& text) {
   return std::make_pair(index, count);
 }
 
+// A `kind: ppl` point: its configuration is a PPL job (kernels/ppl_job.h) with one policy.
+sim::PointRunner ppl_point_runner(const std::string& base_dir) {
+  return [base_dir](const sim::SweepPoint& point, const std::filesystem::path&) {
+    sim::PointOutcome outcome;
+    auto job = kernels::ppl_job_from_config(point.config, base_dir);
+    auto result = job.is_ok() ? kernels::run_ppl_job(*job) : job.status();
+    if (!result.is_ok()) return sim::PointOutcome{result.status(), {}};
+    outcome.metrics = kernels::ppl_job_metrics(result->report);
+    return outcome;
+  };
+}
+
 StatusOr<sim::PointRunner> runner_for(const sim::SweepSpec& spec) {
   if (spec.kind == sim::SweepKind::kSimulate) return sim::make_simulation_point_runner(spec);
-  return Status::invalid_argument(spec.source + ": ppl sweeps are not available in this build");
+  return ppl_point_runner(spec.base_dir);
 }
 
 int run_dry(const std::vector<sim::SweepPoint>& points, size_t shard, size_t shards) {

@@ -183,4 +183,18 @@ StatusOr<BlockDemo> run_block_demo(std::string_view eviction) {
   return demo;
 }
 
+DemoBlockState demo_block_state(const DemoBlock& block) {
+  if (block.ref_count > 0) return DemoBlockState::kUsed;
+  return block.hash.has_value() ? DemoBlockState::kCachedFree : DemoBlockState::kFree;
+}
+
+std::string_view demo_block_state_name(DemoBlockState state) {
+  switch (state) {
+    case DemoBlockState::kUsed: return "used";
+    case DemoBlockState::kCachedFree: return "cached_free";
+    case DemoBlockState::kFree: return "free";
+  }
+  return "?";
+}
+
 }  // namespace kvsim

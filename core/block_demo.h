@@ -60,6 +60,13 @@ struct BlockDemo {
   std::vector<DemoStep> steps;
 };
 
+// A block after a step: in use (ref count > 0), free but still holding a reusable prefix
+// (a hash: the next allocation that needs it is a prefix hit), or free and empty.
+enum class DemoBlockState : uint8_t { kUsed, kCachedFree, kFree };
+DemoBlockState demo_block_state(const DemoBlock& block);
+// "used", "cached_free", "free".
+std::string_view demo_block_state_name(DemoBlockState state);
+
 // Runs the scenario with the named eviction policy (lru, lfu, fifo or none).
 StatusOr<BlockDemo> run_block_demo(std::string_view eviction = "lru");
 

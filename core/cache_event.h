@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "core/block_id.h"
@@ -34,5 +35,11 @@ struct CacheEvent {
   uint32_t index = 0;                // position in the request's block table
   BlockHash hash = 0;                // kHit, kCache, kEvict
 };
+
+// "0x" and 16 hex digits: how a prefix hash is shown to people (CLI text and JSON, GUI).
+std::string block_hash_text(BlockHash hash);
+
+// One line for people: "request 2 hits cached block 1", "block 6 evicted (0x...)".
+std::string cache_event_text(const CacheEvent& event);
 
 }  // namespace kvsim

@@ -22,6 +22,7 @@ enum class StatusCode {
   kNotFound,         // a named preset or file does not exist
   kParseError,       // text that is not the expected syntax (YAML, CSV, JSON)
   kIoError,          // a read or write failed
+  kCancelled,        // the caller asked a long computation to stop (the GUI's Cancel)
 };
 
 class [[nodiscard]] Status {
@@ -40,6 +41,9 @@ class [[nodiscard]] Status {
   }
   static Status io_error(std::string message) {
     return Status(StatusCode::kIoError, std::move(message));
+  }
+  static Status cancelled(std::string message) {
+    return Status(StatusCode::kCancelled, std::move(message));
   }
 
   bool is_ok() const { return code_ == StatusCode::kOk; }

@@ -1,49 +1,56 @@
-// kvsim-gui: placeholder window until the GUI issue lands. It already plots real numbers:
-// the KV cache capacity (max tokens) of the default model on every device preset, computed by
-// the same library call as `kvsim capacity --device all`.
+// kvsim-gui: the desktop what-if and teaching app.
+//
+//   kvsim-gui                                   opens the window
+//   kvsim-gui --render SCENARIO --out DIR       writes capacity.png, memory.png, throughput.png,
+//                                               latency.png, ppl.png and layout.png for the
+//                                               scenario (a preset name or YAML file), no window
+//                                               needed (QT_QPA_PLATFORM=offscreen)
+// Exit codes as the CLI's: 0 success, 2 bad input or a picture that could not be made.
 #include <QApplication>
-#include <QMainWindow>
-#include <QVector>
+#include <QCommandLineParser>
+#include <cstdio>
 
-#include <qcustomplot.h>
+#include "gui/main_window.h"
+#include "gui/render.h"
 
-#include "core/capacity.h"
-#include "core/presets.h"
+namespace {
+
+constexpr int kExitBadInput = 2;
+
+int render(const QString& scenario, const QString& out_dir) {
+  QStringList written;
+  const kvsim::Status status = kvsim::gui::render_all(scenario, out_dir, &written);
+  for (const QString& path : written) std::printf("%s\n", qPrintable(path));
+  if (!status.is_ok()) {
+    std::fprintf(stderr, "kvsim-gui: %s\n", status.message().c_str());
+    return kExitBadInput;
+  }
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
-  QMainWindow window;
-  window.setWindowTitle("kvsim");
-  auto* plot = new QCustomPlot(&window);
-  auto model = kvsim::load_model("llama3-8b");
-  QVector<double> ticks;
-  QVector<double> tokens;
-  QVector<QString> labels;
-  for (const std::string& name : kvsim::preset_names(kvsim::PresetKind::kDevice)) {
-    auto device = kvsim::load_device(name);
-    if (!model.is_ok() || !device.is_ok()) continue;
-    auto result = kvsim::compute_capacity(*model, &*device, kvsim::CapacityQuery{});
-    if (!result.is_ok() || !result->max_tokens) continue;
-    ticks.push_back(static_cast<double>(ticks.size() + 1));
-    tokens.push_back(static_cast<double>(*result->max_tokens) / 1000.0);
-    labels.push_back(QString::fromStdString(name));
+  QApplication::setApplicationName("kvsim-gui");
+  QCommandLineParser parser;
+  parser.setApplicationDescription("kvsim: KV cache capacity, simulation, PPL impact, teaching");
+  parser.addHelpOption();
+  const QCommandLineOption render_option(
+      "render", "Write one PNG per view for SCENARIO (a preset or YAML file) and exit.",
+      "SCENARIO");
+  const QCommandLineOption out_option("out", "Folder for --render's PNGs.", "DIR");
+  parser.addOption(render_option);
+  parser.addOption(out_option);
+  parser.process(app);
+  if (parser.isSet(render_option)) {
+    if (!parser.isSet(out_option)) {
+      std::fprintf(stderr, "kvsim-gui: --render needs --out DIR\n");
+      return kExitBadInput;
+    }
+    return render(parser.value(render_option), parser.value(out_option));
   }
-  auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
-  bars->setData(ticks, tokens);
-  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-  ticker->addTicks(ticks, labels);
-  plot->xAxis->setTicker(ticker);
-  plot->xAxis->setTickLabelRotation(45);
-  plot->yAxis->setLabel("max KV tokens (thousands), llama3-8b fp16");
-  plot->rescaleAxes();
-  plot->xAxis->setRange(0.3, static_cast<double>(ticks.size()) + 0.7);
-  plot->yAxis->setRange(0, plot->yAxis->range().upper * 1.05);
-  window.setCentralWidget(plot);
-  window.resize(900, 600);
-  if (argc > 2 && QString(argv[1]) == "--screenshot") {
-    window.show();
-    return plot->savePng(argv[2], 900, 600) ? 0 : 1;
-  }
+  kvsim::gui::MainWindow window;
   window.show();
   return QApplication::exec();
 }

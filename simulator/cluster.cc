@@ -199,9 +199,13 @@ Status Cluster::run() {
       KVSIM_RETURN_IF_ERROR(source_status_);
     }
     run_dirty_replicas();
-    if (progress_ && stats_.events >= next_progress_events_) {
+    if (stats_.events >= next_progress_events_) {
       next_progress_events_ = stats_.events + config_.progress_every_events;
-      report_progress();
+      if (progress_) report_progress();
+      if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) {
+        return Status::cancelled("simulation cancelled at " + std::to_string(stats_.events) +
+                                 " events");
+      }
     }
   }
   const int64_t end = events_.now_ns();

@@ -33,6 +33,7 @@
 // Tiered pool: see simulator/kv_tiers.h (demotion on eviction, loads on lower-tier hits).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -134,6 +135,10 @@ class Cluster final : private EngineHost, private RouterView {
     progress_ = std::move(callback);
   }
 
+  // While run() runs, `stop` becoming true makes it return a cancelled Status within
+  // progress_every_events events (as Engine::set_stop_flag). Null: never stops.
+  void set_stop_flag(const std::atomic<bool>* stop) { stop_ = stop; }
+
   Status run();
 
   size_t num_replicas() const { return engines_.size(); }
@@ -205,6 +210,7 @@ class Cluster final : private EngineHost, private RouterView {
   std::vector<SimObserver*> observers_;
   std::vector<std::function<void(int64_t)>> instant_callbacks_;
   std::function<void(const Progress&)> progress_;
+  const std::atomic<bool>* stop_ = nullptr;
 
   RequestSpec next_;
   bool has_next_ = false;

@@ -95,6 +95,7 @@ StatusOr<Summary> run_cluster_simulation(const SimulationSetup& setup, const Run
   for (auto& writer : writers) cluster->add_observer(writer.get());
   for (SimObserver* observer : options.observers) cluster->add_observer(observer);
   if (options.progress) cluster->set_progress_callback(options.progress);
+  cluster->set_stop_flag(options.stop);
   KVSIM_RETURN_IF_ERROR(cluster->run());
 
   Summary summary = metrics.build(info, merged_engine_stats(*cluster), cluster->workload_stats());

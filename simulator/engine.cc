@@ -98,9 +98,13 @@ Status Engine::run() {
       KVSIM_RETURN_IF_ERROR(source_status_);
     }
     end_instant();
-    if (progress_ && stats_.events >= next_progress_events_) {
+    if (stats_.events >= next_progress_events_) {
       next_progress_events_ = stats_.events + config_.progress_every_events;
-      report_progress();
+      if (progress_) report_progress();
+      if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) {
+        return Status::cancelled("simulation cancelled at " + std::to_string(stats_.events) +
+                                 " events");
+      }
     }
   }
   mark_end(events_->now_ns());

@@ -30,6 +30,7 @@
 // blocks evicted from HBM demote to them and prefix hits there are loaded (simulator/kv_tiers.h).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -130,6 +131,9 @@ class Engine {
   void set_progress_callback(std::function<void(const Progress&)> callback) {
     progress_ = std::move(callback);
   }
+  // While run() runs, `stop` becoming true makes it return a cancelled Status within
+  // progress_every_events events (checked where progress is reported). Null: never stops.
+  void set_stop_flag(const std::atomic<bool>* stop) { stop_ = stop; }
 
   // Runs the workload to the end (every request finished or dropped). A malformed trace row
   // or an observer's write error stops it with that Status.
@@ -206,6 +210,7 @@ class Engine {
   ReplicaTiers* tiers_ = nullptr;
   std::vector<SimObserver*> observers_;
   std::function<void(const Progress&)> progress_;
+  const std::atomic<bool>* stop_ = nullptr;
 
   RequestSpec next_;  // the request whose arrival event is queued
   bool has_next_ = false;

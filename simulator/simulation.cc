@@ -219,6 +219,7 @@ StatusOr<Summary> run_simulation(const SimulationSetup& setup, const RunOptions&
   for (auto& writer : writers) engine->add_observer(writer.get());
   for (SimObserver* observer : options.observers) engine->add_observer(observer);
   if (options.progress) engine->set_progress_callback(options.progress);
+  engine->set_stop_flag(options.stop);
   KVSIM_RETURN_IF_ERROR(engine->run());
   Summary summary = metrics.build(info, engine->stats(), engine->workload_stats());
   if (!dir.empty()) {

@@ -17,6 +17,7 @@
 // (Scenario::is_cluster) runs through simulator/cluster_simulation.h instead.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -80,6 +81,7 @@ struct RunOptions {
   std::string chrome_trace;  // overrides output.chrome_trace
   std::function<void(const Progress&)> progress;
   std::vector<SimObserver*> observers;  // more observers (the GUI's plots)
+  const std::atomic<bool>* stop = nullptr;  // set: the run ends soon with a cancelled Status
 };
 
 // Runs the scenario to the end and returns the summary (files written when asked).

@@ -1,0 +1,99 @@
+// kvsim ppl: teacher-forced perplexity of a text under KV cache policies (eviction and
+// quantization), each against full attention on the same windows (kernels/perplexity.h).
+// --budgets runs every eviction policy at every cache budget: the data of a PPL-vs-budget plot.
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/json_util.h"
+#include "cli/llama_options.h"
+#include "core/text_format.h"
+#include "kernels/ppl_job.h"
+
+namespace kvsim::cli {
+namespace {
+
+struct PplOptions {
+  LlamaOptions llama;
+  std::string text = kernels::kDefaultEvalText;
+  uint32_t ctx = 0;
+  uint64_t max_tokens = 0;
+  std::vector<std::string> policies;
+  std::vector<uint64_t> budgets;
+  bool json = false;
+};
+
+nlohmann::json to_json(const kernels::PerplexityReport& report) {
+  nlohmann::json out;
+  out["tokens"] = report.tokens;
+  out["results"] = nlohmann::json::array();
+  for (const kernels::PolicyResult& r : report.results) {
+    out["results"].push_back({{"policy", r.policy},
+                              {"budget_tokens", json_or_null(r.budget_tokens)},
+                              {"ppl", r.ppl},
+                              {"delta_ppl", r.delta_ppl},
+                              {"kl", r.kl},
+                              {"top1_agreement", r.top1_agreement},
+                              {"kv_bytes", r.kv_bytes}});
+  }
+  return out;
+}
+
+void print_text(const kernels::PerplexityReport& report, uint32_t ctx) {
+  std::printf("Perplexity over %s tokens, windows of %u tokens from BOS\n\n",
+              format_count(report.tokens).c_str(), ctx);
+  std::printf("%-16s %7s %9s %10s %10s %7s %12s\n", "policy", "budget", "ppl", "delta_ppl",
+              "KL(full||p)", "top-1", "KV bytes/seq");
+  for (const kernels::PolicyResult& r : report.results) {
+    const std::string budget = r.budget_tokens ? std::to_string(*r.budget_tokens) : "-";
+    std::printf("%-16s %7s %9.4f %+10.4f %10.5f %6.2f%% %12s\n", r.policy.c_str(), budget.c_str(),
+                r.ppl, r.delta_ppl, r.kl, 100.0 * r.top1_agreement,
+                format_count(r.kv_bytes).c_str());
+  }
+}
+
+int run_ppl(const PplOptions& o) {
+  kernels::PplJob job;
+  job.checkpoint = o.llama.checkpoint;
+  job.tokenizer = o.llama.tokenizer;
+  job.text = o.text;
+  job.kv_layout = o.llama.kv_layout;
+  job.kv_dtype = o.llama.kv_dtype;
+  job.block_size = o.llama.block_size;
+  job.ctx = o.ctx;
+  job.max_tokens = o.max_tokens;
+  job.policies = o.policies;
+  job.budgets = o.budgets;
+  auto result = kernels::run_ppl_job(job);
+  if (!result.is_ok()) return report_error(result.status());
+  if (o.json) {
+    std::printf("%s\n", to_json(result->report).dump(2).c_str());
+  } else {
+    print_text(result->report, result->ctx);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_ppl_command(CLI::App& app, CommandFn* chosen) {
+  auto options = std::make_shared<PplOptions>();
+  CLI::App* command =
+      app.add_subcommand("ppl", "perplexity of a text under KV cache policies, against full");
+  add_llama_options(command, &options->llama);
+  command->add_option("--text", options->text, "text file to score")->capture_default_str();
+  command->add_option("--ctx", options->ctx, "window length in tokens (default: seq_len)");
+  command->add_option("--max-tokens", options->max_tokens, "score only the first N tokens");
+  command
+      ->add_option("--policy", options->policies,
+                   "full, window:W, sink:S,W, h2o:H,R, int8, int4:G,R (repeatable)")
+      ->required();
+  command->add_option("--budgets", options->budgets, "cache budgets in tokens (e.g. 16,32,64)")
+      ->delimiter(',')
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
+  command->add_flag("--json", options->json, "print JSON");
+  command->callback([options, chosen] { *chosen = [options] { return run_ppl(*options); }; });
+}
+
+}  // namespace kvsim::cli

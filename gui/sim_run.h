@@ -1,0 +1,95 @@
+// One simulation run as the Simulation view keeps it: the scenario as run (YAML), the summary
+// run_simulation() returned, the time series and the per-request latencies recorded by a
+// SimObserver while it ran. Qt-free; runs on the JobRunner's worker thread.
+//
+// The series follow timeseries.csv's rows (simulator/timeseries_writer.h), so the GUI's curves
+// are the file's columns: row k stands for time k x interval, the engine's state after the last
+// iteration that ended at or before it; the token rates count the tokens of the iterations that
+// ended in ((k-1) interval, k interval], divided by the interval:
+//   tokens_per_s         prefill + decode tokens computed (timeseries.csv's tokens_per_s)
+//   output_tokens_per_s  output tokens sampled
+// The latencies are those summarize_latencies() summarizes (simulator/metrics.h), sorted:
+//   ttft_s  first token - arrival;  tpot_s  (finish - first token) / (output tokens - 1),
+// finished requests only, TPOT for requests with at least two output tokens.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/config_node.h"
+#include "core/status.h"
+#include "simulator/metrics.h"
+#include "simulator/scenario.h"
+#include "simulator/sim_observer.h"
+
+namespace kvsim::gui {
+
+struct RunSeries {
+  std::vector<double> time_s;
+  std::vector<double> kv_blocks_used;
+  std::vector<double> kv_blocks_cached_free;
+  std::vector<double> kv_blocks_free;
+  std::vector<double> running;
+  std::vector<double> waiting;
+  std::vector<double> swapped;
+  std::vector<double> tokens_per_s;
+  std::vector<double> output_tokens_per_s;
+};
+
+// Records RunSeries rows every `interval_ns` of simulated time and the latencies.
+class RunRecorder final : public sim::SimObserver {
+ public:
+  explicit RunRecorder(int64_t interval_ns);
+
+  void on_iteration(const sim::IterationRecord& iteration,
+                    const sim::EngineSnapshot& after) override;
+  void on_request_finished(const sim::RequestRecord& request) override;
+  Status finish(const sim::EngineSnapshot& last) override;
+
+  // Moves the results out (call once, after the run).
+  RunSeries take_series() { return std::move(series_); }
+  std::vector<double> take_sorted_ttft_s();
+  std::vector<double> take_sorted_tpot_s();
+
+ private:
+  void emit_rows_until(int64_t time_ns, bool inclusive);
+
+  int64_t interval_ns_;
+  int64_t next_row_ns_;
+  sim::EngineSnapshot state_;
+  uint64_t window_tokens_ = 0;
+  uint64_t window_output_tokens_ = 0;
+  RunSeries series_;
+  std::vector<double> ttft_s_;
+  std::vector<double> tpot_s_;
+};
+
+struct SimRun {
+  std::string label;          // "run 3: default (llama3-8b on h100-sxm)"
+  std::string scenario_yaml;  // to_yaml() of the tree that was run
+  sim::Summary summary;       // as run_simulation() returned it
+  RunSeries series;
+  std::vector<double> ttft_s;  // sorted ascending
+  std::vector<double> tpot_s;  // sorted ascending
+};
+
+// The empirical CDF of n sorted values: (i + 1) / n for i in [0, n).
+std::vector<double> empirical_cdf(size_t n);
+
+// The summary as the CLI's summary.json has it, flattened to dotted keys
+// (simulator/metrics.h summary_to_json + flatten_json), each value as JSON text.
+std::vector<std::pair<std::string, std::string>> summary_fields(const sim::Summary& summary);
+
+// Builds the scenario from `tree` (name, base_dir as scenario_from_config), runs it with no
+// files written, and records everything. `progress` gets the share of the workload done;
+// `stop`, when set during the run, ends it soon with a cancelled Status.
+StatusOr<SimRun> run_scenario(const ConfigNode& tree, const std::string& name,
+                              const std::string& base_dir,
+                              const std::function<void(double)>& progress,
+                              const std::atomic<bool>* stop);
+
+}  // namespace kvsim::gui

@@ -1,0 +1,163 @@
+// The Capacity view shows exactly what the library answers: the stacked bars are the memory
+// split of compute_capacity()'s result per device (GiB = bytes / 2^30), the max-sequences
+// curves are max_batch_at_seq_len at each sequence length, the formula is capacity_report().
+#include "gui/capacity_view.h"
+
+#include <qcustomplot.h>
+
+#include <QTest>
+
+#include "core/capacity.h"
+#include "core/capacity_report.h"
+#include "core/presets.h"
+#include "gui/capacity_plots.h"
+#include "gui/plot_panel.h"
+#include "gui/plot_style.h"
+
+using namespace kvsim;
+using namespace kvsim::gui;
+
+namespace {
+
+CapacityViewInput nz_input() {
+  CapacityViewInput in;
+  in.model = "llama3-8b";
+  in.devices = {"a100-80g", "ascend-310p3"};
+  in.query.kv.dtype = DType::kFp16;
+  in.query.tp = 1;
+  in.query.mem_fraction = 0.9;
+  in.query.block_size = 20;  // not a multiple of 16: NZ pads 20 rows to 32 on the 310P
+  return in;
+}
+
+QCustomPlot* plot_named(QWidget* view, const QString& name) {
+  auto* plot = view->findChild<QCustomPlot*>(name);
+  if (plot == nullptr) qFatal("no plot %s", qPrintable(name));
+  return plot;
+}
+
+CapacityResult library_answer(const CapacityViewInput& in, const std::string& device_name,
+                              uint64_t seq_len) {
+  const ModelSpec model = load_model(in.model).value();
+  const DeviceSpec device = load_device(device_name).value();
+  CapacityQuery query = in.query;
+  query.seq_len = seq_len;
+  return compute_capacity(model, &device, query).value();
+}
+
+}  // namespace
+
+class CapacityViewTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void starts_with_defaults_and_no_error() {
+    CapacityView view;
+    QVERIFY(view.error_text().isEmpty());
+    QVERIFY(view.data().has_value());
+    QVERIFY(view.data()->devices.size() >= 2);
+  }
+
+  void bars_hold_the_library_memory_split() {
+    CapacityView view;
+    const CapacityViewInput in = nz_input();
+    view.set_input(in);
+    QVERIFY(view.error_text().isEmpty());
+    QCustomPlot* plot = plot_named(&view, "capacity_memory_plot");
+    QCOMPARE(plot->plottableCount(), 5);
+    for (size_t d = 0; d < in.devices.size(); ++d) {
+      const CapacityResult r = library_answer(in, in.devices[d], 0);
+      const DeviceSpec device = load_device(in.devices[d]).value();
+      const uint64_t blocks = r.num_blocks.value();
+      const uint64_t expected[5] = {r.weight_bytes.value(), r.reserve_bytes.value(),
+                                    blocks * r.kv_bytes_per_block_nd,
+                                    blocks * (r.kv_bytes_per_block - r.kv_bytes_per_block_nd),
+                                    device.memory_bytes - r.weight_bytes.value() -
+                                        r.reserve_bytes.value() - blocks * r.kv_bytes_per_block};
+      for (int s = 0; s < 5; ++s) {
+        auto* bars = qobject_cast<QCPBars*>(plot->plottable(s));
+        QVERIFY(bars != nullptr);
+        QCOMPARE(bars->name(), QString(kMemorySegmentNames[static_cast<size_t>(s)]));
+        QCOMPARE(bars->data()->size(), static_cast<int>(in.devices.size()));
+        QCOMPARE(bars->data()->at(static_cast<int>(d))->value,
+                 static_cast<double>(expected[s]) / kBytesPerGib);
+      }
+    }
+    // The 310P pads: its NZ padding bar is not empty; the A100 (ND) has none.
+    auto* padding = qobject_cast<QCPBars*>(plot->plottable(3));
+    QCOMPARE(padding->data()->at(0)->value, 0.0);
+    QVERIFY(padding->data()->at(1)->value > 0.0);
+  }
+
+  void curves_hold_max_sequences_per_length() {
+    CapacityView view;
+    const CapacityViewInput in = nz_input();
+    view.set_input(in);
+    QCustomPlot* plot = plot_named(&view, "capacity_sequences_plot");
+    QCOMPARE(plot->graphCount(), 2);
+    const ModelSpec model = load_model(in.model).value();
+    const std::vector<uint64_t> grid = seq_len_grid(model);
+    QCOMPARE(grid.front(), uint64_t{128});
+    QCOMPARE(grid.back(), uint64_t{model.max_position_embeddings});
+    for (int d = 0; d < 2; ++d) {
+      QCPGraph* graph = plot->graph(d);
+      QCOMPARE(graph->name(), QString::fromStdString(in.devices[static_cast<size_t>(d)]));
+      QCOMPARE(graph->data()->size(), static_cast<int>(grid.size()));
+      for (size_t i = 0; i < grid.size(); ++i) {
+        const CapacityResult r = library_answer(in, in.devices[static_cast<size_t>(d)], grid[i]);
+        QCOMPARE(graph->data()->at(static_cast<int>(i))->key, static_cast<double>(grid[i]));
+        QCOMPARE(graph->data()->at(static_cast<int>(i))->value,
+                 static_cast<double>(r.max_batch_at_seq_len.value()));
+      }
+    }
+  }
+
+  void formula_is_the_cli_report() {
+    CapacityView view;
+    const CapacityViewInput in = nz_input();
+    view.set_input(in);
+    auto* text = view.findChild<QPlainTextEdit*>("capacity_report");
+    const ModelSpec model = load_model(in.model).value();
+    const DeviceSpec a100 = load_device("a100-80g").value();
+    const CapacityResult r = library_answer(in, "a100-80g", 0);
+    QCOMPARE(text->toPlainText().toStdString(), capacity_report(model, &a100, in.query, r));
+    auto* chooser = view.findChild<QComboBox*>("capacity_report_device");
+    chooser->setCurrentText("ascend-310p3");
+    const DeviceSpec p310 = load_device("ascend-310p3").value();
+    const std::string report =
+        capacity_report(model, &p310, in.query, library_answer(in, "ascend-310p3", 0));
+    QCOMPARE(text->toPlainText().toStdString(), report);
+    QVERIFY(report.find("NZ layout pads") != std::string::npos);
+  }
+
+  void csv_holds_the_plotted_numbers() {
+    CapacityView view;
+    view.set_input(nz_input());
+    const CsvTable& table = view.panels()[0]->table();
+    QCOMPARE(table.rows.size(), size_t{2});
+    QCOMPARE(table.header[4], std::string("kv_data_bytes"));
+    const CapacityResult r = library_answer(nz_input(), "ascend-310p3", 0);
+    QCOMPARE(table.rows[1][0], std::string("ascend-310p3"));
+    QCOMPARE(table.rows[1][4], std::to_string(r.num_blocks.value() * r.kv_bytes_per_block_nd));
+    QCOMPARE(table.rows[1][7], std::to_string(r.num_blocks.value()));
+  }
+
+  void bad_input_shows_the_status_and_keeps_the_plots() {
+    CapacityView view;
+    view.set_input(nz_input());
+    QCustomPlot* plot = plot_named(&view, "capacity_memory_plot");
+    const double before = qobject_cast<QCPBars*>(plot->plottable(0))->data()->at(0)->value;
+    CapacityViewInput bad = nz_input();
+    bad.model = "llama3-8c";
+    view.set_input(bad);
+    QVERIFY(view.error_text().contains("llama3-8b"));  // the nearest valid name
+    QCOMPARE(qobject_cast<QCPBars*>(plot->plottable(0))->data()->at(0)->value, before);
+    CapacityViewInput tp = nz_input();
+    tp.query.tp = 3;  // 8 KV heads do not split over 3 devices
+    view.set_input(tp);
+    QVERIFY(!view.error_text().isEmpty());
+  }
+};
+
+QTEST_MAIN(CapacityViewTest)
+#include "capacity_view_test.moc"
