@@ -202,10 +202,7 @@ Status Cluster::run() {
     if (stats_.events >= next_progress_events_) {
       next_progress_events_ = stats_.events + config_.progress_every_events;
       if (progress_) report_progress();
-      if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) {
-        return Status::cancelled("simulation cancelled at " + std::to_string(stats_.events) +
-                                 " events");
-      }
+      KVSIM_RETURN_IF_ERROR(stop_status(stop_, stats_.events));
     }
   }
   const int64_t end = events_.now_ns();

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 
-#include "simulator/atomic_file.h"
 #include "simulator/chrome_trace_writer.h"
 #include "simulator/cluster_summary.h"
 #include "simulator/cluster_writers.h"
@@ -105,12 +104,7 @@ StatusOr<Summary> run_cluster_simulation(const SimulationSetup& setup, const Run
     summary.kv_usage_peak = std::max(summary.kv_usage_peak, replica.kv_usage_peak);
   }
   summary.cluster = std::move(cluster_summary);
-  if (!dir.empty()) {
-    KVSIM_RETURN_IF_ERROR(write_file_atomic(
-        dir + "/summary.json", summary_to_json(summary, /*with_wall=*/false).dump(2) + "\n"));
-  }
-  summary.wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  KVSIM_RETURN_IF_ERROR(finish_summary(dir, wall_start, &summary));
   return summary;
 }
 

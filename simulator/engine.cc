@@ -87,6 +87,11 @@ void Engine::advance_clock(int64_t time_ns) {
   clock_ns_ = time_ns;
 }
 
+Status stop_status(const std::atomic<bool>* stop, uint64_t events) {
+  if (stop == nullptr || !stop->load(std::memory_order_relaxed)) return Status();
+  return Status::cancelled("simulation cancelled at " + std::to_string(events) + " events");
+}
+
 Status Engine::run() {
   KVSIM_CHECK(source_ != nullptr, "run() of a cluster's replica (the cluster runs it)");
   KVSIM_RETURN_IF_ERROR(pull_next_arrival());
@@ -101,10 +106,7 @@ Status Engine::run() {
     if (stats_.events >= next_progress_events_) {
       next_progress_events_ = stats_.events + config_.progress_every_events;
       if (progress_) report_progress();
-      if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) {
-        return Status::cancelled("simulation cancelled at " + std::to_string(stats_.events) +
-                                 " events");
-      }
+      KVSIM_RETURN_IF_ERROR(stop_status(stop_, stats_.events));
     }
   }
   mark_end(events_->now_ns());

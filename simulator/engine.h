@@ -228,4 +228,8 @@ class Engine {
   EngineStats stats_;
 };
 
+// What a run loop returns where it checks its stop flag (Engine, Cluster): a cancelled Status
+// naming the events handled when `stop` is set, OK otherwise (null: never stops).
+Status stop_status(const std::atomic<bool>* stop, uint64_t events);
+
 }  // namespace kvsim::sim

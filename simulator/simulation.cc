@@ -195,6 +195,17 @@ StatusOr<std::unique_ptr<RequestSource>> make_request_source(const WorkloadSecti
   return open_trace_source(w.trace, w.trace_format, options);
 }
 
+Status finish_summary(const std::string& dir, std::chrono::steady_clock::time_point wall_start,
+                      Summary* summary) {
+  if (!dir.empty()) {
+    KVSIM_RETURN_IF_ERROR(write_file_atomic(
+        dir + "/summary.json", summary_to_json(*summary, /*with_wall=*/false).dump(2) + "\n"));
+  }
+  summary->wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return Status();
+}
+
 StatusOr<Summary> run_simulation(const SimulationSetup& setup, const RunOptions& options) {
   if (setup.cluster != nullptr) return run_cluster_simulation(setup, options);
   const auto wall_start = std::chrono::steady_clock::now();
@@ -222,12 +233,7 @@ StatusOr<Summary> run_simulation(const SimulationSetup& setup, const RunOptions&
   engine->set_stop_flag(options.stop);
   KVSIM_RETURN_IF_ERROR(engine->run());
   Summary summary = metrics.build(info, engine->stats(), engine->workload_stats());
-  if (!dir.empty()) {
-    KVSIM_RETURN_IF_ERROR(write_file_atomic(
-        dir + "/summary.json", summary_to_json(summary, /*with_wall=*/false).dump(2) + "\n"));
-  }
-  summary.wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  KVSIM_RETURN_IF_ERROR(finish_summary(dir, wall_start, &summary));
   return summary;
 }
 

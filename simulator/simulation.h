@@ -18,6 +18,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -86,5 +87,10 @@ struct RunOptions {
 
 // Runs the scenario to the end and returns the summary (files written when asked).
 StatusOr<Summary> run_simulation(const SimulationSetup& setup, const RunOptions& options);
+
+// The end of a run: DIR/summary.json written (when `dir` is set), then summary->wall_s set to
+// the wall time since `wall_start` (shared by the lone engine's and the cluster's runs).
+Status finish_summary(const std::string& dir, std::chrono::steady_clock::time_point wall_start,
+                      Summary* summary);
 
 }  // namespace kvsim::sim
