@@ -143,5 +143,18 @@ TEST(ClusterCliTest, TextOutputHasTheClusterLines) {
   EXPECT_THAT(result.out, HasSubstr("KV transfers 50, "));
 }
 
+// The sweep presets reach both splits and all three pools (docs/cluster.md).
+TEST(ClusterCliTest, SweepPresetsListTheSplitsAndThePools) {
+  const CliResult splits = run_kvsim("sweep mooncake-disaggregation --dry-run");
+  EXPECT_EQ(splits.exit_code, 0) << splits.err;
+  EXPECT_THAT(splits.out, HasSubstr("disaggregation.prefill=1,disaggregation.decode=1"));
+  EXPECT_THAT(splits.out, HasSubstr("disaggregation.prefill=2,disaggregation.decode=2"));
+  const CliResult pools = run_kvsim("sweep tiered-prefix-pool --dry-run");
+  EXPECT_EQ(pools.exit_code, 0) << pools.err;
+  EXPECT_THAT(pools.out, HasSubstr("tiers.dram.capacity_gib=0,tiers.ssd.capacity_gib=0"));
+  EXPECT_THAT(pools.out, HasSubstr("tiers.dram.capacity_gib=128,tiers.ssd.capacity_gib=0"));
+  EXPECT_THAT(pools.out, HasSubstr("tiers.dram.capacity_gib=128,tiers.ssd.capacity_gib=1024"));
+}
+
 }  // namespace
 }  // namespace kvsim::testing
