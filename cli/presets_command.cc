@@ -62,7 +62,8 @@ StatusOr<nlohmann::json> described_entry(PresetKind kind, const std::string& nam
 int run_presets(bool json) {
   nlohmann::json out;
   for (PresetKind kind :
-       {PresetKind::kModel, PresetKind::kDevice, PresetKind::kScenario, PresetKind::kSweep}) {
+       {PresetKind::kModel, PresetKind::kDevice, PresetKind::kScenario, PresetKind::kSweep,
+        PresetKind::kLink}) {
     nlohmann::json list = nlohmann::json::array();
     for (const std::string& name : preset_names(kind)) {
       auto entry = kind == PresetKind::kModel    ? model_entry(name)

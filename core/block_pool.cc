@@ -51,6 +51,7 @@ BlockId BlockPool::allocate() {
       event.hash = hashes_[block];
       event_log_->push_back(event);
     }
+    if (eviction_sink_ != nullptr) eviction_sink_->on_evicted(hashes_[block]);
   }
   ref_counts_[block] = 1;
   return block;

@@ -19,6 +19,10 @@
 //   second block with the same content stays unhashed); num_cached_free_blocks() counts the
 //   free blocks with a hash.
 // Every operation is O(1) (fifo: O(log n)) and allocates nothing.
+//
+// An EvictionSink, when set, is told the hash of every cached block the pool evicts, so that
+// a tiered KV pool can demote the block to a lower tier instead of dropping it
+// (core/tier_pool.h). Without one an evicted block's content is simply gone.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +37,14 @@
 #include "core/flat_id_map.h"
 
 namespace kvsim {
+
+// Receives the content hash of each cached block a BlockPool evicts (pops for reuse), at the
+// moment of the eviction. It must not call back into the evicting pool.
+class EvictionSink {
+ public:
+  virtual ~EvictionSink() = default;
+  virtual void on_evicted(BlockHash hash) = 0;
+};
 
 class BlockPool {
  public:
@@ -78,6 +90,9 @@ class BlockPool {
   uint64_t num_evictions() const { return num_evictions_; }
   // Events (kEvict) are appended to *log while it is set; nullptr stops recording.
   void set_event_log(std::vector<CacheEvent>* log) { event_log_ = log; }
+  // Evicted hashes go to *sink while it is set (nullptr: dropped). The sink must outlive the
+  // pool or be reset first.
+  void set_eviction_sink(EvictionSink* sink) { eviction_sink_ = sink; }
 
   // KVSIM_CHECKs the invariants above. O(num_blocks).
   void check_invariants() const;
@@ -91,6 +106,7 @@ class BlockPool {
   uint32_t num_cached_free_ = 0;
   uint64_t num_evictions_ = 0;
   std::vector<CacheEvent>* event_log_ = nullptr;
+  EvictionSink* eviction_sink_ = nullptr;
 };
 
 }  // namespace kvsim

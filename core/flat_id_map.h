@@ -28,21 +28,21 @@ class FlatIdMap {
   // The value stored for `key`, or kEmpty.
   uint32_t find(uint64_t key) const {
     for (size_t slot = home(key);; slot = (slot + 1) & mask_) {
-      if (values_[slot] == kEmpty) return kEmpty;
-      if (keys_[slot] == key) return values_[slot];
+      const Entry& entry = entries_[slot];
+      if (entry.value == kEmpty) return kEmpty;
+      if (entry.key == key) return entry.value;
     }
   }
 
   // Inserts key -> value; returns false and changes nothing when the key is present.
   bool insert(uint64_t key, uint32_t value) {
     KVSIM_CHECK(value != kEmpty, "FlatIdMap cannot store kEmpty");
-    if (2 * (size_ + 1) > values_.size()) rehash(values_.size() * 2);
+    if (2 * (size_ + 1) > entries_.size()) rehash(entries_.size() * 2);
     size_t slot = home(key);
-    for (; values_[slot] != kEmpty; slot = (slot + 1) & mask_) {
-      if (keys_[slot] == key) return false;
+    for (; entries_[slot].value != kEmpty; slot = (slot + 1) & mask_) {
+      if (entries_[slot].key == key) return false;
     }
-    keys_[slot] = key;
-    values_[slot] = value;
+    entries_[slot] = {key, value};
     ++size_;
     return true;
   }
@@ -51,21 +51,21 @@ class FlatIdMap {
   bool erase(uint64_t key) {
     size_t slot = home(key);
     for (;; slot = (slot + 1) & mask_) {
-      if (values_[slot] == kEmpty) return false;
-      if (keys_[slot] == key) break;
+      if (entries_[slot].value == kEmpty) return false;
+      if (entries_[slot].key == key) break;
     }
     // Backward shift: move later members of the probe run into the hole when their home
     // position lies cyclically at or before it.
     size_t hole = slot;
-    for (size_t next = (hole + 1) & mask_; values_[next] != kEmpty; next = (next + 1) & mask_) {
-      const size_t next_home = home(keys_[next]);
+    for (size_t next = (hole + 1) & mask_; entries_[next].value != kEmpty;
+         next = (next + 1) & mask_) {
+      const size_t next_home = home(entries_[next].key);
       if (((next - next_home) & mask_) >= ((next - hole) & mask_)) {
-        keys_[hole] = keys_[next];
-        values_[hole] = values_[next];
+        entries_[hole] = entries_[next];
         hole = next;
       }
     }
-    values_[hole] = kEmpty;
+    entries_[hole].value = kEmpty;
     --size_;
     return true;
   }
@@ -83,21 +83,24 @@ class FlatIdMap {
   }
 
   void rehash(size_t capacity) {
-    std::vector<uint64_t> old_keys = std::move(keys_);
-    std::vector<uint32_t> old_values = std::move(values_);
-    keys_.assign(capacity, 0);
-    values_.assign(capacity, kEmpty);
+    std::vector<Entry> old_entries = std::move(entries_);
+    entries_.assign(capacity, Entry{0, kEmpty});
     mask_ = capacity - 1;
     shift_ = 64;
     for (size_t c = capacity; c > 1; c >>= 1) --shift_;
     size_ = 0;
-    for (size_t i = 0; i < old_values.size(); ++i) {
-      if (old_values[i] != kEmpty) insert(old_keys[i], old_values[i]);
+    for (const Entry& entry : old_entries) {
+      if (entry.value != kEmpty) insert(entry.key, entry.value);
     }
   }
 
-  std::vector<uint64_t> keys_;
-  std::vector<uint32_t> values_;
+  // Key and value side by side: a probe touches one cache line, not one in each of two
+  // arrays (the prefix cache of a large pool or tier misses the cache on most lookups).
+  struct Entry {
+    uint64_t key;
+    uint32_t value;
+  };
+  std::vector<Entry> entries_;
   size_t mask_ = 0;
   int shift_ = 64;
   uint32_t size_ = 0;

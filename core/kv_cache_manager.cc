@@ -247,6 +247,10 @@ void KvCacheManager::fork(RequestId parent, RequestId child) {
 
 std::span<const BlockId> KvCacheManager::block_table(RequestId id) const { return state(id).table; }
 
+std::span<const BlockHash> KvCacheManager::block_hashes(RequestId id) const {
+  return state(id).hashes;
+}
+
 uint64_t KvCacheManager::num_tokens(RequestId id) const { return state(id).num_tokens; }
 
 bool KvCacheManager::is_swapped(RequestId id) const { return state(id).swapped; }

@@ -197,6 +197,9 @@ class KvCacheManager {
   // is kNullBlock when retention dropped it, kSwappedBlock while the request is swapped out.
   // Valid until the next non-const call.
   std::span<const BlockId> block_table(RequestId id) const;
+  // The request's block hashes: its prompt blocks', then those appended for decode blocks.
+  // Valid until the next non-const call.
+  std::span<const BlockHash> block_hashes(RequestId id) const;
   // Token slots the request holds (0 while waiting).
   uint64_t num_tokens(RequestId id) const;
   bool is_swapped(RequestId id) const;
@@ -211,6 +214,9 @@ class KvCacheManager {
 
   // Events are appended to *log while it is set (nullptr stops recording).
   void set_event_log(std::vector<CacheEvent>* log);
+  // Cached blocks evicted from the pool are reported to *sink (a lower tier they demote to);
+  // nullptr drops them. See BlockPool::set_eviction_sink.
+  void set_eviction_sink(EvictionSink* sink) { pool_.set_eviction_sink(sink); }
 
   // KVSIM_CHECKs the invariants listed above. O(blocks + table entries); allocates.
   void check_invariants() const;

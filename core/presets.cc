@@ -15,6 +15,7 @@ std::string_view preset_dir(PresetKind kind) {
     case PresetKind::kDevice: return "devices";
     case PresetKind::kScenario: return "scenarios";
     case PresetKind::kSweep: return "sweeps";
+    case PresetKind::kLink: return "links";
   }
   return "";
 }
@@ -25,6 +26,7 @@ std::string_view preset_kind_name(PresetKind kind) {
     case PresetKind::kDevice: return "device";
     case PresetKind::kScenario: return "scenario";
     case PresetKind::kSweep: return "sweep";
+    case PresetKind::kLink: return "link";
   }
   return "";
 }

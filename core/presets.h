@@ -17,11 +17,11 @@
 
 namespace kvsim {
 
-enum class PresetKind { kModel, kDevice, kScenario, kSweep };
+enum class PresetKind { kModel, kDevice, kScenario, kSweep, kLink };
 
-// "models", "devices", "scenarios", "sweeps": the folder under presets/.
+// "models", "devices", "scenarios", "sweeps", "links": the folder under presets/.
 std::string_view preset_dir(PresetKind kind);
-// "model", "device", "scenario", "sweep".
+// "model", "device", "scenario", "sweep", "link".
 std::string_view preset_kind_name(PresetKind kind);
 
 // Names of the embedded presets of a kind, sorted.

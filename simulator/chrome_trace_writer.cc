@@ -1,5 +1,7 @@
 #include "simulator/chrome_trace_writer.h"
 
+#include <algorithm>
+
 namespace kvsim::sim {
 namespace {
 
@@ -8,6 +10,9 @@ constexpr int kRequestsPid = 2;
 constexpr int kIterationTid = 1;
 constexpr int kSwapOutTid = 2;
 constexpr int kSwapInTid = 3;
+constexpr int kTierLoadTid = 4;
+constexpr int kKvInTid = 5;
+constexpr int kFirstReplicaPid = 3;
 
 const char* const kMetadata =
     "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"engine\"}},\n"
@@ -25,7 +30,32 @@ StatusOr<std::unique_ptr<ChromeTraceWriter>> ChromeTraceWriter::create(const std
   KVSIM_ASSIGN_OR_RETURN(auto file, OutputFile::create(path));
   file->write("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
   file->write(kMetadata);
-  return std::unique_ptr<ChromeTraceWriter>(new ChromeTraceWriter(std::move(file)));
+  return std::unique_ptr<ChromeTraceWriter>(new ChromeTraceWriter(std::move(file), false));
+}
+
+StatusOr<std::unique_ptr<ChromeTraceWriter>> ChromeTraceWriter::create(
+    const std::string& path, const std::vector<std::string>& replica_names) {
+  KVSIM_ASSIGN_OR_RETURN(auto file, OutputFile::create(path));
+  file->write("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
+  file->write(
+      "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"args\":{\"name\":\"requests\"}}");
+  const char* const threads[] = {"iterations", "swap out (device to host)",
+                                 "swap in (host to device)", "loads from lower KV tiers",
+                                 "KV in (from prefill)"};
+  for (size_t r = 0; r < replica_names.size(); ++r) {
+    const std::string pid = std::to_string(kFirstReplicaPid + r);
+    file->write(",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + pid +
+                ",\"args\":{\"name\":\"replica " + replica_names[r] + "\"}}");
+    for (int tid = 1; tid <= kKvInTid; ++tid) {
+      file->write(",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":" +
+                  std::to_string(tid) + ",\"args\":{\"name\":\"" + threads[tid - 1] + "\"}}");
+    }
+  }
+  return std::unique_ptr<ChromeTraceWriter>(new ChromeTraceWriter(std::move(file), true));
+}
+
+int ChromeTraceWriter::engine_pid(int32_t replica) const {
+  return cluster_ ? kFirstReplicaPid + std::max(replica, 0) : kEnginePid;
 }
 
 void ChromeTraceWriter::begin_event(std::string_view name, char phase, int pid, int tid,
@@ -51,7 +81,8 @@ void ChromeTraceWriter::async_event(std::string_view name, char phase, uint64_t 
 
 void ChromeTraceWriter::on_iteration(const IterationRecord& it, const EngineSnapshot& after) {
   OutputFile& f = *file_;
-  begin_event("iteration", 'X', kEnginePid, kIterationTid, it.start_ns);
+  const int pid = engine_pid(static_cast<int32_t>(it.replica));
+  begin_event("iteration", 'X', pid, kIterationTid, it.start_ns);
   f.write(",\"dur\":");
   f.write_double(static_cast<double>(it.end_ns - it.start_ns) / 1e3);
   f.write(",\"args\":{\"index\":");
@@ -65,7 +96,7 @@ void ChromeTraceWriter::on_iteration(const IterationRecord& it, const EngineSnap
   f.write(",\"context_tokens\":");
   f.write_uint(it.shape.context_tokens);
   f.write("}}");
-  begin_event("kv_blocks", 'C', kEnginePid, kIterationTid, it.end_ns);
+  begin_event("kv_blocks", 'C', pid, kIterationTid, it.end_ns);
   f.write(",\"args\":{\"used\":");
   f.write_uint(after.kv_blocks_used);
   f.write(",\"cached_free\":");
@@ -96,8 +127,15 @@ void ChromeTraceWriter::on_request_dropped(const RequestRecord& r, DropReason /*
 }
 
 void ChromeTraceWriter::on_transfer(const TransferRecord& t) {
-  begin_event(t.to_host ? "swap out" : "swap in", 'X', kEnginePid,
-              t.to_host ? kSwapOutTid : kSwapInTid, t.start_ns);
+  const int pid = engine_pid(t.to_replica);
+  if (t.kind == TransferKind::kSwap) {
+    begin_event(t.to_host ? "swap out" : "swap in", 'X', pid, t.to_host ? kSwapOutTid : kSwapInTid,
+                t.start_ns);
+  } else if (t.kind == TransferKind::kTierLoad) {
+    begin_event("tier load", 'X', pid, kTierLoadTid, t.start_ns);
+  } else {
+    begin_event("kv transfer", 'X', pid, kKvInTid, t.start_ns);
+  }
   file_->write(",\"dur\":");
   file_->write_double(static_cast<double>(t.end_ns - t.start_ns) / 1e3);
   file_->write(",\"args\":{\"request\":");

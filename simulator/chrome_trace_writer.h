@@ -6,11 +6,15 @@
 //                     tid 2 swap-outs and tid 3 swap-ins over the host link ("X")
 //   pid 2 "requests": one async span ("b"/"e", id = request id) per request from arrival to
 //                     finish (or drop), with an instant ("n") at its first token
+// A cluster's trace (create() with replica names) has one process per replica instead of
+// "engine" (pid 3 + replica index, named after it), with two more threads: tid 4 loads from
+// lower KV tiers, tid 5 KV received from a prefill replica.
 // Timestamps are microseconds of simulated time.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "simulator/output_file.h"
 #include "simulator/sim_observer.h"
@@ -20,6 +24,8 @@ namespace kvsim::sim {
 class ChromeTraceWriter final : public SimObserver {
  public:
   static StatusOr<std::unique_ptr<ChromeTraceWriter>> create(const std::string& path);
+  static StatusOr<std::unique_ptr<ChromeTraceWriter>> create(
+      const std::string& path, const std::vector<std::string>& replica_names);
 
   void on_iteration(const IterationRecord& iteration, const EngineSnapshot& after) override;
   void on_request_finished(const RequestRecord& request) override;
@@ -28,12 +34,15 @@ class ChromeTraceWriter final : public SimObserver {
   Status finish(const EngineSnapshot& last) override;
 
  private:
-  explicit ChromeTraceWriter(std::unique_ptr<OutputFile> file) : file_(std::move(file)) {}
+  ChromeTraceWriter(std::unique_ptr<OutputFile> file, bool cluster)
+      : file_(std::move(file)), cluster_(cluster) {}
+  int engine_pid(int32_t replica) const;
   // Starts one event object: {"name":..,"ph":..,"pid":..,"tid":..,"ts":..
   void begin_event(std::string_view name, char phase, int pid, int tid, int64_t ts_ns);
   void async_event(std::string_view name, char phase, uint64_t id, int64_t ts_ns);
 
   std::unique_ptr<OutputFile> file_;
+  bool cluster_;
 };
 
 }  // namespace kvsim::sim

@@ -18,12 +18,24 @@
 //
 // The engine is an object with no global state: any number can run side by side (sweeps).
 // Memory follows the requests in flight; finished requests leave only through observers.
+//
+// Alone (create()), an engine owns its event queue and its workload and run() drives it. As a
+// replica of a cluster (create_replica(), simulator/cluster.h) it shares the cluster's queue —
+// one clock for every replica; its events carry its replica index as Event::target — and the
+// cluster drives it instant by instant: begin_instant(now), handle() its events, end_instant()
+// (an idle engine then schedules, exactly as run() does after each instant). Requests come
+// from the cluster's router (admit()), or, on a decode-only instance, from a prefill instance
+// (admit_remote()); what only the cluster can do (route a prefilled request, time a KV
+// transfer between instances) it asks of its EngineHost. With lower tiers set (set_tiers()),
+// blocks evicted from HBM demote to them and prefix hits there are loaded (simulator/kv_tiers.h).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "core/kv_cache_manager.h"
@@ -42,6 +54,7 @@ struct EngineConfig {
   uint64_t max_model_len = 0;        // the model's context in tokens; 0 = unlimited
   double host_link_bytes_per_s = 0;  // one direction; needed for swap preemption
   uint64_t progress_every_events = uint64_t{1} << 15;  // progress callback period
+  uint32_t replica = 0;  // index in a cluster (Event::target, RequestRecord::replica)
 };
 
 // Counters over the whole run.
@@ -63,6 +76,9 @@ struct EngineStats {
   // over the requests admitted (all of them once the run ends, drops aside).
   uint64_t recomputed_tokens = 0;
   uint64_t output_tokens = 0;        // output tokens sampled (all requests)
+  uint64_t tokens_done = 0;          // tokens computed by iterations that have ended
+  uint64_t handed_off = 0;           // prefill role: requests sent on to a decode instance
+  uint64_t received = 0;             // decode role: remote requests taken over
   uint32_t kv_blocks_peak = 0;       // most blocks in use at once
   int64_t busy_ns = 0;               // sum of iteration durations
   int64_t last_event_ns = 0;         // the simulated time the run ended
@@ -81,11 +97,34 @@ struct Progress {
   double fraction = 0;  // share of the workload done, [0, 1]
 };
 
+// Share of `source`'s workload done when `done` requests have finished or been dropped of
+// `arrivals` arrived, in [0, 1]: of the known count, else of the input consumed.
+double workload_fraction(const RequestSource& source, uint64_t done, uint64_t arrivals);
+
+// What a replica asks of its cluster. Called while the replica handles an event or decides a
+// step; the cluster acts on them after the call returns (it never re-enters the replica).
+class EngineHost {
+ public:
+  virtual ~EngineHost() = default;
+  // Prefill role: `slot` sampled its first token and has more to come; it keeps its blocks
+  // until the cluster calls release_sent().
+  virtual void on_prefilled(uint32_t replica, uint32_t slot) = 0;
+  // Decode role: remote request `slot` holds its blocks; `num_blocks` of them are to be sent.
+  virtual void on_receive_ready(uint32_t replica, uint32_t slot, uint32_t num_blocks) = 0;
+  // Decode role: a remote request was dropped before its KV came (its sender still holds it).
+  virtual void on_remote_dropped(uint32_t replica, const SimRequest& request) = 0;
+};
+
 class Engine {
  public:
   static StatusOr<std::unique_ptr<Engine>> create(const EngineConfig& config,
                                                   std::unique_ptr<CostModel> cost_model,
                                                   std::unique_ptr<RequestSource> source);
+  // A replica of a cluster: its events go to the shared `events`, requests come through
+  // admit() / admit_remote(), `host` serves a disaggregated role (may be null when colocated).
+  static StatusOr<std::unique_ptr<Engine>> create_replica(const EngineConfig& config,
+                                                          std::unique_ptr<CostModel> cost_model,
+                                                          EventQueue* events, EngineHost* host);
 
   // Observers are called in the order added; they must outlive run().
   void add_observer(SimObserver* observer) { observers_.push_back(observer); }
@@ -103,24 +142,58 @@ class Engine {
   const EngineStats& stats() const { return stats_; }
   EngineSnapshot snapshot() const;
   const KvCacheManager& cache() const { return cache_; }
-  WorkloadStats workload_stats() const { return source_->stats(); }
-  int64_t now_ns() const { return events_.now_ns(); }
+  const Scheduler& scheduler() const { return scheduler_; }
+  const EngineConfig& config() const { return config_; }
+  WorkloadStats workload_stats() const { return source_ ? source_->stats() : WorkloadStats{}; }
+  int64_t now_ns() const { return events_->now_ns(); }
+
+  // ---- driven by a cluster (simulator/cluster.h) ----------------------------------------
+  // Advances the time integrals to `now_ns`, before the instant's events are handled.
+  void begin_instant(int64_t now_ns) { advance_clock(now_ns); }
+  // One of this engine's events (Event::target == its replica index).
+  void handle(const Event& event);
+  // After the instant's events: an idle engine decides and starts its next step.
+  void end_instant() {
+    if (!busy_) try_start_iteration();
+  }
+  // A request routed here; false when it is dropped at arrival (observers told). `hashes`:
+  // its prompt block hashes at this engine's block size when the caller has them.
+  bool admit(const RequestSpec& spec, const std::vector<BlockHash>* hashes = nullptr);
+  // Decode role: takes over `sent`, prefilled on `from_replica` in its slot `from_slot`, with
+  // its block hashes at this engine's block size; its KV is to come. False when dropped here.
+  bool admit_remote(const SimRequest& sent, uint32_t from_replica, uint32_t from_slot,
+                    std::span<const BlockHash> hashes);
+  // Prefill role: the KV of `slot` reached its decode instance; the request leaves.
+  void release_sent(uint32_t slot);
+  // Decode role: the KV of remote request `slot` arrived; it joins the batch.
+  void receive_done(uint32_t slot);
+  // Lower tiers of the KV pool: HBM evictions demote to tiers->top(), waiting requests' hits
+  // continue into them. Must outlive the engine (or be reset).
+  void set_tiers(ReplicaTiers* tiers);
+  const SimRequest& request(uint32_t slot) const { return requests_.at(slot); }
+  uint64_t outstanding_tokens() const { return scheduler_.outstanding_tokens(); }
+  uint32_t replica() const { return config_.replica; }
+  // The run ended at `now_ns`: checks that nothing is left and records the end.
+  void mark_end(int64_t now_ns);
 
  private:
   Engine(const EngineConfig& config, KvCacheManager cache, std::unique_ptr<CostModel> cost_model,
-         std::unique_ptr<RequestSource> source);
+         std::unique_ptr<RequestSource> source, EventQueue* events, EngineHost* host);
 
   Status pull_next_arrival();
-  void handle(const Event& event);
   void handle_arrival();
   void handle_iteration_end();
   void handle_swap_end(uint32_t slot);
+  void handle_load_end(uint32_t slot);
   void try_start_iteration();
   int64_t start_transfers();
+  void start_loads(uint32_t slot, const LowerHit& lower);
   void start_batch(int64_t start_ns);
   void advance_clock(int64_t time_ns);
-  uint64_t peak_blocks_needed(const RequestSpec& spec) const;
-  bool drop_at_arrival(const RequestSpec& spec);
+  uint64_t peak_blocks_needed(uint32_t prompt_tokens, uint32_t output_tokens) const;
+  std::optional<DropReason> arrival_drop_reason(uint32_t prompt_tokens,
+                                                uint32_t output_tokens) const;
+  void drop_before_admission(RequestRecord record, DropReason reason);
   void record_drop(uint32_t slot, DropReason reason);
   RequestRecord record_of(const SimRequest& request) const;
   void report_progress();
@@ -128,10 +201,13 @@ class Engine {
   EngineConfig config_;
   KvCacheManager cache_;
   std::unique_ptr<CostModel> cost_model_;
-  std::unique_ptr<RequestSource> source_;
+  std::unique_ptr<RequestSource> source_;  // null in a cluster
   RequestTable requests_;
   Scheduler scheduler_;
-  EventQueue events_;
+  EventQueue own_events_;  // alone; a replica uses its cluster's
+  EventQueue* events_;
+  EngineHost* host_;
+  ReplicaTiers* tiers_ = nullptr;
   std::vector<SimObserver*> observers_;
   std::function<void(const Progress&)> progress_;
   const std::atomic<bool>* stop_ = nullptr;
@@ -151,5 +227,9 @@ class Engine {
   uint64_t next_progress_events_ = 0;
   EngineStats stats_;
 };
+
+// What a run loop returns where it checks its stop flag (Engine, Cluster): a cancelled Status
+// naming the events handled when `stop` is set, OK otherwise (null: never stops).
+Status stop_status(const std::atomic<bool>* stop, uint64_t events);
 
 }  // namespace kvsim::sim

@@ -16,10 +16,10 @@ bool later(const Event& a, const Event& b) {
 
 }  // namespace
 
-void EventQueue::push(int64_t time_ns, EventKind kind, uint64_t payload) {
+void EventQueue::push(int64_t time_ns, EventKind kind, uint64_t payload, uint32_t target) {
   KVSIM_CHECK(time_ns >= now_ns_, "event pushed into the past: " + std::to_string(time_ns) +
                                       " ns < now " + std::to_string(now_ns_) + " ns");
-  heap_.push_back(Event{time_ns, next_seq_++, kind, payload});
+  heap_.push_back(Event{time_ns, next_seq_++, kind, target, payload});
   std::push_heap(heap_.begin(), heap_.end(), later);
 }
 

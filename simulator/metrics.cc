@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "simulator/cluster_summary.h"
+
 namespace kvsim::sim {
 namespace {
 
@@ -11,10 +13,6 @@ constexpr double kNsPerS = 1e9;
 double seconds(int64_t ns) { return static_cast<double>(ns) / kNsPerS; }
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
-
-nlohmann::ordered_json latency_json(const LatencySummary& s) {
-  return {{"mean", s.mean}, {"p50", s.p50}, {"p90", s.p90}, {"p99", s.p99}};
-}
 
 void flatten_into(const nlohmann::ordered_json& node, const std::string& prefix,
                   std::vector<std::pair<std::string, nlohmann::ordered_json>>* out) {
@@ -28,6 +26,10 @@ void flatten_into(const nlohmann::ordered_json& node, const std::string& prefix,
 }
 
 }  // namespace
+
+nlohmann::ordered_json latency_json(const LatencySummary& s) {
+  return {{"mean", s.mean}, {"p50", s.p50}, {"p90", s.p90}, {"p99", s.p99}};
+}
 
 double quantile_sorted(const std::vector<double>& sorted, double p) {
   const double h = static_cast<double>(sorted.size() - 1) * p;
@@ -153,6 +155,7 @@ nlohmann::ordered_json summary_to_json(const Summary& s, bool with_wall) {
                    {"rows_skipped_bad", s.workload.rows_skipped_bad},
                    {"rows_failed", s.workload.rows_failed},
                    {"first_bad_row", s.workload.first_bad_row}};
+  if (s.cluster != nullptr) append_cluster_json(*s.cluster, &j);
   if (with_wall) {
     j["wall_s"] = s.wall_s;
     j["events_per_s"] = ratio(static_cast<double>(s.events), s.wall_s);

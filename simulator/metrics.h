@@ -18,11 +18,14 @@
 //                           over [0, sim_duration]
 //   concurrency_mean        time-average number of requests in the system (arrived, not done)
 //   swap_bytes              bytes moved over the host link, both directions
+// A cluster adds its own fields (simulator/cluster_summary.h): prefix_cache_hit_rate_by_tier,
+// kv_transfer_bytes, kv_transfer_time_s, per-replica throughput, per-tier and per-link figures.
 // wall_s (and the rates per wall second) are kept out of summary.json so that the same
 // scenario and seed give byte-identical files; `--json` prints them.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -42,6 +45,8 @@ struct LatencySummary {
 LatencySummary summarize_latencies(std::vector<double>* values);
 // The p-quantile (0..1) of sorted values, linear interpolation. Precondition: not empty.
 double quantile_sorted(const std::vector<double>& sorted, double p);
+// {mean, p50, p90, p99} as JSON.
+nlohmann::ordered_json latency_json(const LatencySummary& summary);
 
 // Facts about the configuration, copied into the summary.
 struct RunInfo {
@@ -55,6 +60,8 @@ struct RunInfo {
   uint64_t num_blocks = 0;
   uint64_t kv_bytes_per_block = 0;
 };
+
+struct ClusterSummary;  // simulator/cluster_summary.h
 
 struct Summary {
   RunInfo info;
@@ -74,6 +81,9 @@ struct Summary {
   uint64_t swap_bytes = 0, swap_out_bytes = 0, swap_in_bytes = 0;
   uint64_t events = 0, iterations = 0;
   WorkloadStats workload;
+  // A cluster's replicas, tiers and KV transfers (null for one engine: summary.json then has
+  // none of their fields).
+  std::shared_ptr<const ClusterSummary> cluster;
   double wall_s = 0;  // not part of summary.json
 };
 

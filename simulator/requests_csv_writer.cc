@@ -7,12 +7,15 @@ double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 }  // namespace
 
-StatusOr<std::unique_ptr<RequestsCsvWriter>> RequestsCsvWriter::create(const std::string& path) {
+StatusOr<std::unique_ptr<RequestsCsvWriter>> RequestsCsvWriter::create(const std::string& path,
+                                                                       bool cluster_columns) {
   KVSIM_ASSIGN_OR_RETURN(auto file, OutputFile::create(path));
   file->write(
       "id,arrival_s,prompt_tokens,output_tokens,cached_prompt_tokens,ttft_s,tpot_s,"
-      "e2e_s,preemptions\n");
-  return std::unique_ptr<RequestsCsvWriter>(new RequestsCsvWriter(std::move(file)));
+      "e2e_s,preemptions");
+  file->write(cluster_columns ? ",replica,prefill_replica,kv_transfer_s\n" : "\n");
+  return std::unique_ptr<RequestsCsvWriter>(
+      new RequestsCsvWriter(std::move(file), cluster_columns));
 }
 
 void RequestsCsvWriter::on_request_finished(const RequestRecord& r) {
@@ -36,6 +39,16 @@ void RequestsCsvWriter::on_request_finished(const RequestRecord& r) {
   f.write_double(seconds(r.finish_ns - r.arrival_ns));
   f.write(",");
   f.write_uint(r.preemptions);
+  if (cluster_columns_) {
+    f.write(",");
+    f.write_int(r.replica);
+    f.write(",");
+    f.write_int(r.prefill_replica);
+    f.write(",");
+    if (r.prefilled_ns >= 0 && r.kv_arrived_ns >= 0) {
+      f.write_double(seconds(r.kv_arrived_ns - r.prefilled_ns));
+    }
+  }
   f.write("\n");
 }
 

@@ -163,7 +163,8 @@ Status read_output(const ConfigNode& node, OutputSection* out) {
   return r.finish();
 }
 
-// model: / device: as given; a relative path inside a scenario file is made file-relative.
+}  // namespace
+
 StatusOr<ConfigNode> read_preset_ref(const ConfigNode& node, const std::string& key,
                                      const std::string& base_dir) {
   if (node.is_map()) return node;
@@ -174,8 +175,6 @@ StatusOr<ConfigNode> read_preset_ref(const ConfigNode& node, const std::string& 
   if (looks_like_path(text)) text = resolve_path(text, base_dir);
   return ConfigNode::scalar(text, node.mark());
 }
-
-}  // namespace
 
 std::string_view preemption_mode_name(PreemptionMode mode) { return kPreemptionNames.name(mode); }
 
@@ -225,6 +224,8 @@ StatusOr<Scenario> scenario_from_config(const ConfigNode& tree, const std::strin
   const ConfigNode* device = r.child("device");
   const ConfigNode* sections[5] = {r.child("cache"), r.child("scheduler"), r.child("workload"),
                                    r.child("cost_model"), r.child("output")};
+  const ConfigNode* cluster_sections[3] = {r.child("cluster"), r.child("disaggregation"),
+                                           r.child("tiers")};
   KVSIM_RETURN_IF_ERROR(r.finish());
   if (model == nullptr) return error_at(tree.mark(), "scenario: missing 'model'");
   if (device == nullptr) return error_at(tree.mark(), "scenario: missing 'device'");
@@ -236,6 +237,9 @@ StatusOr<Scenario> scenario_from_config(const ConfigNode& tree, const std::strin
   KVSIM_RETURN_IF_ERROR(read_workload(*sections[2], base_dir, &s.workload));
   if (sections[3]) KVSIM_RETURN_IF_ERROR(read_cost_model(*sections[3], base_dir, &s.cost_model));
   if (sections[4]) KVSIM_RETURN_IF_ERROR(read_output(*sections[4], &s.output));
+  KVSIM_RETURN_IF_ERROR(read_cluster_sections(cluster_sections[0], cluster_sections[1],
+                                              cluster_sections[2], base_dir, &s.cluster,
+                                              &s.disaggregation, &s.tiers));
   return s;
 }
 

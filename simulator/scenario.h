@@ -22,6 +22,8 @@
 //   cost_model: compute_efficiency bandwidth_efficiency interconnect_efficiency
 //               iteration_overhead_s allreduce_latency_s calibration
 //   output:     dir requests_csv timeseries timeseries_interval_s chrome_trace
+//   cluster:, disaggregation:, tiers:   replicas, routers, xPyD and the tiered KV pool
+//               (simulator/cluster_scenario.h); any of them makes the run a cluster's
 #pragma once
 
 #include <cstdint>
@@ -32,6 +34,7 @@
 #include "core/config_node.h"
 #include "core/dtype.h"
 #include "core/status.h"
+#include "simulator/cluster_scenario.h"
 #include "simulator/roofline_cost_model.h"
 #include "simulator/synthetic_workload.h"
 #include "simulator/trace_reader.h"
@@ -94,8 +97,19 @@ struct Scenario {
   WorkloadSection workload;
   CostModelConfig cost_model;
   OutputSection output;
+  ClusterSection cluster;
+  DisaggregationSection disaggregation;
+  TiersSection tiers;
   ConfigNode tree;  // the tree it was read from (overrides applied)
+
+  // Runs as a cluster (simulator/cluster.h) rather than one engine.
+  bool is_cluster() const { return cluster.present || disaggregation.present || tiers.present; }
 };
+
+// A model:, device: or link: reference as given (a map, or a preset name), a relative path
+// made relative to `base_dir` (the scenario file's folder).
+StatusOr<ConfigNode> read_preset_ref(const ConfigNode& node, const std::string& key,
+                                     const std::string& base_dir);
 
 // Applies one "dotted.key=value" override to the tree. The value is a scalar; "null" clears.
 Status apply_override(ConfigNode* tree, std::string_view assignment);

@@ -21,6 +21,23 @@
 //   Both steps respect max_num_seqs (running + swapping in) and max_num_batched_tokens.
 // complete() applies the iteration: computed tokens advance, a request whose known tokens are
 // all computed samples one output token, finished requests are freed.
+//
+// In a cluster (simulator/cluster.h) three more ways into the batch, each like a swap-in
+// (admitted with its blocks, it joins the running batch when its KV has arrived):
+//   lower tiers  with ReplicaTiers set, a waiting request's HBM hit continues into the lower
+//                tiers: the blocks found there are allocated now (HBM blocks for the hit plus
+//                the loaded run; no token budget) and loaded (kLoading, load_done()); the one
+//                token short rule holds for the whole hit
+//   prefill role a request that samples its first token and has more to come leaves the batch
+//                holding its blocks (kSending, StepResult::prefilled) until sent_done()
+//   decode role  a remote request (its prompt's KV computed elsewhere) is admitted in turn
+//                from the waiting queue: the local prefix hit is taken, blocks for the rest of
+//                the prompt allocated (no token budget), and it waits for the KV (kReceiving,
+//                StepPlan::receiving, receive_done())
+// Outstanding tokens (for least-loaded routing): over the requests held, the prompt tokens
+// not yet computed by an iteration that has ended (or hit in the cache at first admission;
+// recomputation is not counted) plus the output tokens still to sample here (a prefill-only
+// instance samples one).
 #pragma once
 
 #include <cstdint>
@@ -30,10 +47,14 @@
 
 #include "core/kv_cache_manager.h"
 #include "simulator/cost_model.h"
+#include "simulator/kv_tiers.h"
 #include "simulator/scenario.h"
 #include "simulator/sim_request.h"
 
 namespace kvsim::sim {
+
+// What an instance does: everything, or one side of a disaggregated pair.
+enum class EngineRole : uint8_t { kColocated, kPrefill, kDecode };
 
 struct SchedulerLimits {
   uint32_t max_num_seqs = 256;
@@ -44,6 +65,7 @@ struct SchedulerLimits {
   // Positions a sequence attends to (the retention policy's sink + window); 0 = all.
   uint64_t attention_sink_tokens = 0;
   uint64_t attention_window_tokens = 0;
+  EngineRole role = EngineRole::kColocated;
 };
 
 // One request's share of a step.
@@ -62,6 +84,8 @@ struct StepPlan {
   std::vector<uint32_t> dropped;   // can never fit: the engine releases them
   std::vector<uint32_t> admitted;  // scheduled for the first time
   uint64_t recomputed_tokens = 0;  // tokens computed again (lost to a recompute preemption)
+  std::vector<std::pair<uint32_t, LowerHit>> loads;        // (slot, blocks per tier) to load
+  std::vector<std::pair<uint32_t, uint32_t>> receiving;    // (slot, blocks) of remote KV
 
   void clear();
   bool has_work() const { return !chunks.empty(); }
@@ -71,10 +95,12 @@ struct StepPlan {
 struct StepResult {
   std::vector<uint32_t> first_tokens;  // sampled their first output token
   std::vector<uint32_t> finished;      // sampled their last output token (freed in the cache)
+  std::vector<uint32_t> prefilled;     // prefill role: first token out, KV to send (kSending)
   uint64_t output_tokens = 0;          // output tokens sampled in the step
   void clear() {
     first_tokens.clear();
     finished.clear();
+    prefilled.clear();
     output_tokens = 0;
   }
 };
@@ -84,7 +110,10 @@ class Scheduler {
   Scheduler(SchedulerLimits limits, KvCacheManager* cache, RequestTable* requests);
 
   // A request that arrived (already added to the cache manager) joins the waiting queue.
+  // A remote request (decode role) has remote_kv, generated = 1 and high_water = prompt.
   void add_waiting(uint32_t slot);
+  // The lower tiers a waiting request's prefix hit may continue into (nullptr: none).
+  void set_tiers(ReplicaTiers* tiers) { tiers_ = tiers; }
   // Decides the next iteration into *plan.
   void schedule(StepPlan* plan);
   // Applies a finished iteration; finished requests are freed in the cache and leave the
@@ -93,6 +122,15 @@ class Scheduler {
   // A swap transfer ended: out -> the swapped queue; in -> the running batch.
   void swap_out_done(uint32_t slot);
   void swap_in_done(uint32_t slot);
+  // Every lower-tier load of the request ended: it joins the running batch.
+  void load_done(uint32_t slot);
+  // Prefill role: the request's KV reached the decode instance; it is freed in the cache
+  // (its blocks stay cached for later prefix hits) and the caller releases the slot.
+  void sent_done(uint32_t slot);
+  // Decode role: the remote request's KV arrived; it joins the running batch.
+  void receive_done(uint32_t slot);
+  // The engine drops the request (it leaves the outstanding-token count).
+  void forget(uint32_t slot);
   // Removes the head of the swapped (else waiting) queue, freeing it in the cache: the engine
   // calls this when nothing can run although requests wait (they can never fit). Returns the
   // slot, or -1 when both queues are empty.
@@ -103,10 +141,26 @@ class Scheduler {
   // Swapped out, swapping out or swapping in.
   size_t num_swapped() const { return swapped_.size() + num_swapping_out_ + num_swapping_in_; }
   size_t num_swapping() const { return num_swapping_out_ + num_swapping_in_; }
-  bool idle() const { return running_.empty() && waiting_.empty() && num_swapped() == 0; }
+  // Requests whose blocks or KV are moving (swaps, tier loads, KV sends and receives): the
+  // engine must wait for them before it may decide that nothing can ever run.
+  size_t num_in_transit() const {
+    return num_swapping() + num_loading_ + num_sending_ + num_receiving_;
+  }
+  size_t num_loading() const { return num_loading_; }
+  size_t num_sending() const { return num_sending_; }
+  size_t num_receiving() const { return num_receiving_; }
+  bool idle() const {
+    return running_.empty() && waiting_.empty() && swapped_.empty() && num_in_transit() == 0;
+  }
+  uint64_t outstanding_tokens() const { return outstanding_tokens_; }
+  // The request's share of outstanding_tokens().
+  uint64_t remaining_tokens(const SimRequest& request) const;
 
  private:
-  bool has_seat() const { return running_.size() + num_swapping_in_ < limits_.max_num_seqs; }
+  bool has_seat() const {
+    return running_.size() + num_swapping_in_ + num_loading_ + num_receiving_ <
+           limits_.max_num_seqs;
+  }
   uint64_t attended(uint64_t computed) const;
   void add_chunk(uint32_t slot, uint64_t num_tokens, StepPlan* plan);
   // Tries to give the running request at `index` its tokens; false when it was preempted.
@@ -114,6 +168,10 @@ class Scheduler {
   void preempt(uint32_t slot, StepPlan* plan);
   void schedule_swapped(StepPlan* plan);
   void schedule_waiting(uint64_t* budget, StepPlan* plan);
+  // Admission of the waiting head when it needs no compute now; false when it does not fit.
+  bool admit_remote(uint32_t slot, const PrefixHit& hit, StepPlan* plan);
+  bool admit_loading(uint32_t slot, const PrefixHit& hit, const LowerHit& lower, StepPlan* plan);
+  void mark_admitted(SimRequest& request, uint64_t hit_tokens, uint32_t slot, StepPlan* plan);
   void append_decode_hashes(SimRequest& request);
 
   SchedulerLimits limits_;
@@ -124,6 +182,11 @@ class Scheduler {
   std::deque<uint32_t> swapped_;  // swapped out, ready to come back
   size_t num_swapping_out_ = 0;
   size_t num_swapping_in_ = 0;
+  size_t num_loading_ = 0;
+  size_t num_sending_ = 0;
+  size_t num_receiving_ = 0;
+  uint64_t outstanding_tokens_ = 0;
+  ReplicaTiers* tiers_ = nullptr;
   std::vector<BlockHash> hash_scratch_;
 };
 

@@ -9,6 +9,7 @@
 
 #include "core/status.h"
 #include "simulator/cost_model.h"
+#include "simulator/sim_request.h"
 
 namespace kvsim::sim {
 
@@ -25,7 +26,8 @@ struct EngineSnapshot {
 };
 
 struct IterationRecord {
-  uint64_t index = 0;      // 0, 1, 2, ...
+  uint64_t index = 0;      // 0, 1, 2, ... (per engine)
+  uint32_t replica = 0;    // the engine's index in a cluster
   int64_t decided_ns = 0;  // when the scheduler formed the batch
   int64_t start_ns = 0;    // when it ran (later than decided when swap-outs had to finish)
   int64_t end_ns = 0;
@@ -50,6 +52,18 @@ struct RequestRecord {
   uint32_t output_tokens = 0;
   uint32_t cached_prompt_tokens = 0;
   uint32_t preemptions = 0;
+  // In a cluster (simulator/cluster.h); a lone engine leaves the defaults.
+  int32_t replica = -1;          // the instance it finished (or was dropped) on
+  int32_t prefill_replica = -1;  // the instance its prefill ran on
+  int64_t prefilled_ns = -1;     // disaggregated: prefill end; the KV arrived at kv_arrived_ns
+  int64_t kv_arrived_ns = -1;
+  uint32_t lower_hit_tokens[kMaxLowerTiers] = {0, 0, 0, 0};  // of cached_prompt_tokens
+};
+
+enum class TransferKind : uint8_t {
+  kSwap,      // swap preemption over the host link (to_host says the direction)
+  kTierLoad,  // prefix-hit blocks loaded from a lower KV tier into HBM (tier says which)
+  kKv,        // a request's KV sent from a prefill instance to a decode instance
 };
 
 struct TransferRecord {
@@ -58,6 +72,11 @@ struct TransferRecord {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
   uint64_t bytes = 0;
+  TransferKind kind = TransferKind::kSwap;
+  int64_t ready_ns = -1;  // when it could have started (start - ready: queueing on the link)
+  int32_t tier = -1;      // kTierLoad: lower tier index (0 = the first below HBM)
+  int32_t from_replica = -1;  // kKv: sender and receiver; kTierLoad: the loading replica
+  int32_t to_replica = -1;
 };
 
 class SimObserver {

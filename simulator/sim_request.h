@@ -10,6 +10,12 @@
 // holding P + O - 1 tokens of KV. Preemption by recompute sets computed back to 0 (the known
 // tokens are computed again, minus what the prefix cache still holds); swap keeps it.
 //
+// In a cluster (simulator/cluster.h) a request may also wait for KV to arrive: prefix blocks
+// loaded from a lower tier of the KV pool (kLoading), or, on a decode-only instance, its
+// prompt's KV sent by the prefill instance (kReceiving; the sender keeps its copy, kSending,
+// until the transfer ends). A remote request (remote_kv) arrives with generated = 1 — the
+// prefill sampled the first token — and computed = prompt once its KV is in.
+//
 // RequestTable: slots are recycled, so memory follows the requests in flight, never the
 // workload's length. A slot index is the handle the scheduler's queues hold.
 #pragma once
@@ -28,8 +34,14 @@ enum class RequestPhase : uint8_t {
   kSwappingOut,  // blocks on their way to the host tier
   kSwapped,      // blocks on the host tier, waiting to come back
   kSwappingIn,   // blocks on their way back
+  kLoading,      // admitted; prefix-hit blocks on their way up from a lower KV tier
+  kSending,      // prefill-only instance: prefill done, blocks held until sent to decode
+  kReceiving,    // decode-only instance: blocks allocated, the prompt's KV on its way in
   kFree,         // slot not in use
 };
+
+// The lower tiers of a KV pool below HBM (host DRAM, SSD, ...) a request can hit in.
+inline constexpr int kMaxLowerTiers = 4;
 
 struct SimRequest {
   RequestId id = 0;  // the workload's id (also the cache manager's)
@@ -41,9 +53,20 @@ struct SimRequest {
   uint64_t high_water = 0;            // most tokens ever computed (or cached at admission)
   uint32_t num_hashes = 0;            // block hashes given to the cache manager
   uint32_t cached_prompt_tokens = 0;  // prefix-cache hit at first admission
+  uint32_t prompt_done = 0;           // prompt tokens computed once or hit (outstanding work)
   uint32_t preemptions = 0;
   RequestPhase phase = RequestPhase::kFree;
-  bool admitted = false;  // scheduled at least once
+  bool admitted = false;   // scheduled at least once
+  bool remote_kv = false;  // decode-only instance: the prompt's KV is still to come
+  uint8_t pending_loads = 0;            // lower-tier loads in flight (kLoading)
+  int32_t prefill_replica = -1;         // where the prefill ran when not here
+  uint32_t peer_slot = 0;               // the request's slot on prefill_replica
+  // Prompt tokens of the first-admission hit that came from each lower tier (the rest of
+  // cached_prompt_tokens was in HBM).
+  uint32_t lower_hit_tokens[kMaxLowerTiers] = {0, 0, 0, 0};
+  int64_t prefilled_ns = -1;  // disaggregated: when the prefill ended (the transfer could begin)
+  int64_t kv_ready_ns = -1;   // disaggregated: when the decode instance held blocks for the KV
+  int64_t kv_arrived_ns = -1; // disaggregated: when the KV transfer ended
   int64_t arrival_ns = 0;
   int64_t first_scheduled_ns = -1;  // start of the first iteration it was in
   int64_t first_token_ns = -1;      // end of the iteration that sampled output token 1

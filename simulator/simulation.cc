@@ -10,6 +10,7 @@
 #include "simulator/atomic_file.h"
 #include "simulator/calibration_table.h"
 #include "simulator/chrome_trace_writer.h"
+#include "simulator/cluster_simulation.h"
 #include "simulator/requests_csv_writer.h"
 #include "simulator/timeseries_writer.h"
 #include "simulator/trace_source.h"
@@ -109,6 +110,18 @@ StatusOr<std::vector<std::unique_ptr<SimObserver>>> make_writers(const Scenario&
 }  // namespace
 
 StatusOr<SimulationSetup> prepare_simulation(const Scenario& s) {
+  if (!s.is_cluster()) return prepare_engine_setup(s);
+  KVSIM_ASSIGN_OR_RETURN(ClusterSetup cluster, prepare_cluster(s));
+  // The engine fields are the first replica's; the scenario keeps its cluster sections.
+  KVSIM_ASSIGN_OR_RETURN(SimulationSetup setup,
+                         prepare_engine_setup(replica_scenario(s, replica_groups(s).front())));
+  setup.scenario = s;
+  setup.engine = cluster.replicas.front().engine;
+  setup.cluster = std::make_shared<const ClusterSetup>(std::move(cluster));
+  return setup;
+}
+
+StatusOr<SimulationSetup> prepare_engine_setup(const Scenario& s) {
   SimulationSetup setup;
   setup.scenario = s;
   KVSIM_ASSIGN_OR_RETURN(setup.model, resolve_model(s.model));
@@ -133,15 +146,31 @@ StatusOr<SimulationSetup> prepare_simulation(const Scenario& s) {
 }
 
 StatusOr<std::unique_ptr<CostModel>> make_cost_model(const SimulationSetup& setup) {
-  const CostModelConfig& config = setup.scenario.cost_model;
+  return make_cost_model(setup.scenario.cost_model, setup.model, setup.device, setup.capacity,
+                         setup.scenario.weight_dtype, setup.scenario.num_devices);
+}
+
+StatusOr<std::unique_ptr<CostModel>> make_cost_model(const CostModelConfig& config,
+                                                     const ModelSpec& model,
+                                                     const DeviceSpec& device,
+                                                     const CapacityResult& capacity,
+                                                     DType weight_dtype, uint32_t num_devices) {
   if (!config.calibration.empty()) {
     KVSIM_ASSIGN_OR_RETURN(auto table, CalibratedCostModel::load(config.calibration));
     return std::unique_ptr<CostModel>(std::move(table));
   }
-  const RooflineInputs inputs =
-      roofline_inputs(setup.model, setup.device, setup.capacity, setup.scenario.weight_dtype,
-                      setup.scenario.num_devices);
+  const RooflineInputs inputs = roofline_inputs(model, device, capacity, weight_dtype, num_devices);
   return std::unique_ptr<CostModel>(new RooflineCostModel(inputs, config));
+}
+
+double price_per_hour_usd(const SimulationSetup& setup) {
+  if (setup.cluster == nullptr) return setup.device.price_per_hour_usd * setup.scenario.num_devices;
+  double total = 0;
+  for (const ReplicaSetup& replica : setup.cluster->replicas) {
+    if (!(replica.device.price_per_hour_usd > 0)) return 0;  // one unknown price: unknown
+    total += replica.device.price_per_hour_usd * replica.num_devices;
+  }
+  return total;
 }
 
 StatusOr<std::unique_ptr<RequestSource>> make_request_source(const WorkloadSection& w,
@@ -166,7 +195,19 @@ StatusOr<std::unique_ptr<RequestSource>> make_request_source(const WorkloadSecti
   return open_trace_source(w.trace, w.trace_format, options);
 }
 
+Status finish_summary(const std::string& dir, std::chrono::steady_clock::time_point wall_start,
+                      Summary* summary) {
+  if (!dir.empty()) {
+    KVSIM_RETURN_IF_ERROR(write_file_atomic(
+        dir + "/summary.json", summary_to_json(*summary, /*with_wall=*/false).dump(2) + "\n"));
+  }
+  summary->wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return Status();
+}
+
 StatusOr<Summary> run_simulation(const SimulationSetup& setup, const RunOptions& options) {
+  if (setup.cluster != nullptr) return run_cluster_simulation(setup, options);
   const auto wall_start = std::chrono::steady_clock::now();
   const Scenario& s = setup.scenario;
   KVSIM_ASSIGN_OR_RETURN(auto cost_model, make_cost_model(setup));
@@ -192,12 +233,7 @@ StatusOr<Summary> run_simulation(const SimulationSetup& setup, const RunOptions&
   engine->set_stop_flag(options.stop);
   KVSIM_RETURN_IF_ERROR(engine->run());
   Summary summary = metrics.build(info, engine->stats(), engine->workload_stats());
-  if (!dir.empty()) {
-    KVSIM_RETURN_IF_ERROR(write_file_atomic(
-        dir + "/summary.json", summary_to_json(summary, /*with_wall=*/false).dump(2) + "\n"));
-  }
-  summary.wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  KVSIM_RETURN_IF_ERROR(finish_summary(dir, wall_start, &summary));
   return summary;
 }
 

@@ -13,10 +13,12 @@
 //                 window:<its window>, as vLLM frees blocks outside the window
 //   context       the model's max_position_embeddings
 // Files (when an output folder is given): DIR/summary.json, DIR/requests.csv,
-// DIR/timeseries.csv; the Chrome trace wherever it is asked for.
+// DIR/timeseries.csv; the Chrome trace wherever it is asked for. A cluster scenario
+// (Scenario::is_cluster) runs through simulator/cluster_simulation.h instead.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -26,6 +28,7 @@
 #include "core/device_spec.h"
 #include "core/model_spec.h"
 #include "core/retention_policy.h"
+#include "simulator/cluster_setup.h"
 #include "simulator/engine.h"
 #include "simulator/metrics.h"
 #include "simulator/scenario.h"
@@ -39,12 +42,27 @@ struct SimulationSetup {
   CapacityQuery capacity_query;  // what `kvsim capacity` would be asked
   CapacityResult capacity;
   EngineConfig engine;  // num_blocks from capacity (or the override)
+  // A cluster scenario's replicas, routers, link and tiers (the fields above are then its
+  // first replica's); null for one engine.
+  std::shared_ptr<const ClusterSetup> cluster;
 };
 
 StatusOr<SimulationSetup> prepare_simulation(const Scenario& scenario);
+// One engine's setup for the scenario, its cluster sections ignored (prepare_cluster sets up
+// each replica with it).
+StatusOr<SimulationSetup> prepare_engine_setup(const Scenario& scenario);
 
 // The scenario's cost model: the calibration table when it names one, else the roofline.
 StatusOr<std::unique_ptr<CostModel>> make_cost_model(const SimulationSetup& setup);
+// The same for any device and TP group of the model (a cluster's replicas).
+StatusOr<std::unique_ptr<CostModel>> make_cost_model(const CostModelConfig& config,
+                                                     const ModelSpec& model,
+                                                     const DeviceSpec& device,
+                                                     const CapacityResult& capacity,
+                                                     DType weight_dtype, uint32_t num_devices);
+
+// The hourly price of the devices the scenario runs on (every replica's), 0 when unknown.
+double price_per_hour_usd(const SimulationSetup& setup);
 
 // The workload: a trace (streamed) or the synthetic generator, with max_requests, time_scale
 // and the rate override applied. A trace's rate override reads the trace once first to learn
@@ -69,5 +87,10 @@ struct RunOptions {
 
 // Runs the scenario to the end and returns the summary (files written when asked).
 StatusOr<Summary> run_simulation(const SimulationSetup& setup, const RunOptions& options);
+
+// The end of a run: DIR/summary.json written (when `dir` is set), then summary->wall_s set to
+// the wall time since `wall_start` (shared by the lone engine's and the cluster's runs).
+Status finish_summary(const std::string& dir, std::chrono::steady_clock::time_point wall_start,
+                      Summary* summary);
 
 }  // namespace kvsim::sim

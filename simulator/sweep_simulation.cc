@@ -36,8 +36,13 @@ void add_slo_metrics(const SloSearchResult& search, double start_rate,
   (*metrics)["slo.max_rate_per_s"] = search.load_factor * start_rate;
   (*metrics)["slo.failing_rate_per_s"] = search.failing_factor * start_rate;
   (*metrics)["slo.evaluations"] = search.evaluations;
-  (*metrics)["slo.num_devices"] = setup.scenario.num_devices;
-  const double dollars_per_s = setup.device.price_per_hour_usd * setup.scenario.num_devices / 3600.0;
+  uint32_t num_devices = setup.scenario.num_devices;
+  if (setup.cluster != nullptr) {
+    num_devices = 0;
+    for (const ReplicaSetup& replica : setup.cluster->replicas) num_devices += replica.num_devices;
+  }
+  (*metrics)["slo.num_devices"] = num_devices;
+  const double dollars_per_s = price_per_hour_usd(setup) / 3600.0;
   const auto per_million = [&](const char* tokens_key) {
     const auto tokens = metrics->find(tokens_key);
     return tokens == metrics->end() || tokens->second <= 0 ? 0.0

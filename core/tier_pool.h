@@ -1,0 +1,83 @@
+// TierPool: one lower tier of a tiered KV pool (host DRAM, SSD, a remote store) — a fixed
+// number of block slots holding cached prefix blocks, found by their content hash.
+//
+//   HBM (the device's BlockPool) --evict--> tier 1 --evict--> tier 2 --evict--> dropped
+//
+// A block evicted from the tier above arrives by its hash (on_evicted: a TierPool is the
+// EvictionSink of the pool above it). It is stored in a slot popped off this tier's own
+// BlockPool, so the order in which a tier evicts is the same EvictionPolicy machinery the
+// device uses (lru, lfu, fifo, core/eviction_policy.h); popping a slot that holds a block
+// evicts that block, which goes on to the next tier (the pool's EvictionSink) or, at the last
+// tier, is dropped. A block that is already here is refreshed instead of stored twice: it
+// takes its place at the back of the eviction order, as a prefix hit does.
+//
+// Tiers are non-exclusive: a prefix hit in a lower tier loads a copy into HBM (the simulator
+// times the load) and the tier keeps its own, so a block can sit in HBM and below at once.
+// No block table ever holds a lower-tier slot: every slot is free at rest (ref count 0), a
+// stored block is a cached free block of the tier's pool.
+//
+// Invariants (check_invariants()): the pool's own; every slot is free; the conservation of
+// blocks: stored = resident + evicted (a block that entered the tier is still here or left
+// it by eviction), resident <= slots.
+// Every operation is O(1) (fifo: O(log n)) and allocates nothing; memory is ~50 bytes per slot
+// (the pool's arrays, its free queue and the hash -> slot map).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/block_pool.h"
+#include "core/status.h"
+
+namespace kvsim {
+
+// What a tier did since it was built.
+struct TierStats {
+  uint64_t stored = 0;     // blocks placed in a slot (arrived from above and were new)
+  uint64_t refreshed = 0;  // blocks that arrived from above and were already here
+  uint64_t evicted = 0;    // blocks pushed out to make room (sent below, or dropped)
+  uint64_t hit_blocks = 0; // prefix-hit blocks found here (each loaded into HBM)
+};
+
+class TierPool final : public EvictionSink {
+ public:
+  // A tier of `num_slots` block slots (>= 1) evicting in the order of policy `eviction`
+  // (lru, lfu, fifo; an unknown name lists the valid ones).
+  static StatusOr<std::unique_ptr<TierPool>> create(std::string name, uint32_t num_slots,
+                                                    std::string_view eviction);
+
+  const std::string& name() const { return name_; }
+  std::string_view eviction() const { return pool_.policy().name(); }
+  uint32_t num_slots() const { return pool_.num_blocks(); }
+  // Blocks held now.
+  uint32_t num_resident() const { return pool_.num_cached_blocks(); }
+
+  // The tier below: blocks this tier evicts go there (nullptr: dropped).
+  void set_next(EvictionSink* next) { pool_.set_eviction_sink(next); }
+
+  // A block evicted from the tier above: stored, or refreshed when already here.
+  void on_evicted(BlockHash hash) override { store(hash); }
+  void store(BlockHash hash);
+  bool contains(BlockHash hash) const { return pool_.find(hash).has_value(); }
+  // A prefix hit on a resident block: counted, and the block moves to the back of the
+  // eviction order (lru) or gains a use (lfu). Checked: the block is resident.
+  void hit(BlockHash hash);
+
+  TierStats stats() const;
+  // KVSIM_CHECKs the invariants above. O(slots).
+  void check_invariants() const;
+
+ private:
+  TierPool(std::string name, uint32_t num_slots, std::unique_ptr<EvictionPolicy> policy);
+  void refresh(BlockId slot);
+
+  std::string name_;
+  BlockPool pool_;
+  uint64_t stored_ = 0;
+  uint64_t refreshed_ = 0;
+  uint64_t hit_blocks_ = 0;
+};
+
+}  // namespace kvsim

@@ -1,0 +1,113 @@
+// TierPool: a lower KV tier on the BlockPool + EvictionPolicy machinery — exact eviction order
+// per policy on tiny tiers, demotion down a chain of tiers, refreshes, the conservation of
+// blocks and the pool's invariants after every operation.
+#include "core/tier_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace kvsim {
+namespace {
+
+// Records what a tier evicts (the tier below, or the drop).
+class SinkRecorder final : public EvictionSink {
+ public:
+  void on_evicted(BlockHash hash) override { evicted.push_back(hash); }
+  std::vector<BlockHash> evicted;
+};
+
+std::unique_ptr<TierPool> tier(uint32_t slots, const char* eviction = "lru") {
+  auto made = TierPool::create("dram", slots, eviction);
+  EXPECT_TRUE(made.is_ok()) << made.status().message();
+  return std::move(*made);
+}
+
+TEST(TierPool, LruEvictsTheLeastRecentlyStoredOrHitAndSendsItDown) {
+  auto dram = tier(3);
+  SinkRecorder below;
+  dram->set_next(&below);
+  for (BlockHash h : {1, 2, 3}) dram->store(h);
+  EXPECT_EQ(dram->num_resident(), 3u);
+  EXPECT_TRUE(below.evicted.empty());
+  dram->store(4);  // full: the oldest, 1, goes down
+  EXPECT_EQ(below.evicted, std::vector<BlockHash>{1});
+  dram->hit(2);    // 2 becomes the most recent
+  dram->store(5);  // evicts 3, not 2
+  EXPECT_EQ(below.evicted, (std::vector<BlockHash>{1, 3}));
+  dram->store(2);  // already here: refreshed, nothing evicted
+  EXPECT_EQ(below.evicted.size(), 2u);
+  EXPECT_TRUE(dram->contains(2) && dram->contains(4) && dram->contains(5));
+  EXPECT_FALSE(dram->contains(1) || dram->contains(3));
+  const TierStats s = dram->stats();
+  EXPECT_EQ(s.stored, 5u);
+  EXPECT_EQ(s.refreshed, 1u);
+  EXPECT_EQ(s.evicted, 2u);
+  EXPECT_EQ(s.hit_blocks, 1u);
+  EXPECT_EQ(s.stored, dram->num_resident() + s.evicted);  // conservation
+  dram->check_invariants();
+}
+
+TEST(TierPool, LfuKeepsTheMostHitBlocks) {
+  auto dram = tier(3, "lfu");
+  SinkRecorder below;
+  dram->set_next(&below);
+  for (BlockHash h : {1, 2, 3}) dram->store(h);
+  dram->hit(1);
+  dram->hit(1);
+  dram->hit(3);
+  dram->store(4);  // 2 has the fewest uses
+  dram->store(5);  // then 4 (1 use) before 3 (2 uses)
+  EXPECT_EQ(below.evicted, (std::vector<BlockHash>{2, 4}));
+  dram->check_invariants();
+}
+
+TEST(TierPool, FifoIgnoresHits) {
+  auto dram = tier(2, "fifo");
+  SinkRecorder below;
+  dram->set_next(&below);
+  dram->store(1);
+  dram->store(2);
+  dram->hit(1);
+  dram->store(3);  // 1 was stored first, hit or not
+  EXPECT_EQ(below.evicted, std::vector<BlockHash>{1});
+  dram->check_invariants();
+}
+
+TEST(TierPool, AChainOfTiersConservesBlocks) {
+  auto dram = tier(4);
+  auto ssd = tier(8);
+  SinkRecorder dropped;
+  dram->set_next(ssd.get());
+  ssd->set_next(&dropped);
+  uint64_t offered = 0;
+  for (BlockHash h = 0; h < 200; ++h) {
+    dram->on_evicted(h % 37);  // what HBM would evict, with repeats
+    ++offered;
+    if (h % 5 == 0 && dram->contains(h % 11)) dram->hit(h % 11);
+    dram->check_invariants();
+    ssd->check_invariants();
+    const TierStats d = dram->stats();
+    const TierStats s = ssd->stats();
+    ASSERT_EQ(d.stored + d.refreshed, offered);
+    ASSERT_EQ(s.stored + s.refreshed, d.evicted);
+    ASSERT_EQ(dropped.evicted.size(), s.evicted);
+    ASSERT_LE(dram->num_resident(), dram->num_slots());
+    ASSERT_LE(ssd->num_resident(), ssd->num_slots());
+  }
+  EXPECT_EQ(dram->num_resident(), 4u);
+  EXPECT_EQ(ssd->num_resident(), 8u);
+  EXPECT_GT(dropped.evicted.size(), 0u);
+}
+
+TEST(TierPool, RejectsPoliciesThatCacheNothingAndUnknownNames) {
+  EXPECT_FALSE(TierPool::create("ssd", 4, "none").is_ok());
+  const auto unknown = TierPool::create("ssd", 4, "lruu");
+  ASSERT_FALSE(unknown.is_ok());
+  EXPECT_NE(unknown.status().message().find("lru, lfu, fifo"), std::string::npos)
+      << unknown.status().message();
+  EXPECT_FALSE(TierPool::create("ssd", 0, "lru").is_ok());
+}
+
+}  // namespace
+}  // namespace kvsim
