@@ -19,11 +19,13 @@
 //   void prefetch_v(uint32_t i) const
 //
 // Rows are prefetched kPrefetchDistance positions ahead (wide tiles: the next wide tile): a
-// sequence's rows are scattered over blocks that the hardware prefetcher does not follow. The results depend only on the values read, not on the
-// layout (see decode_tiles.h), so contiguous, paged ND and NZ agree bit for bit.
+// sequence's rows are scattered over blocks that the hardware prefetcher does not follow. The
+// results depend only on the values read, not on the layout (see decode_tiles.h), so contiguous,
+// paged ND and NZ agree bit for bit.
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -126,15 +128,15 @@ inline bool consecutive_run(const DecodeSequence& seq, uint32_t i, uint32_t bloc
 }
 
 // Sources that can serve wide tiles (ND, NZ): wide_rows(i) is kWideRows when attended positions
-// i .. i+kWideRows-1 are consecutive slots of one block, else 0; prefetch_wide_k/v(i, g) start
-// loading KV head g's part of such a tile (the passes spread a tile's prefetches over the KV
-// heads of the tile before it, rather than issuing them in one burst the fill buffers cannot
-// hold).
+// i .. i+kWideRows-1 are consecutive slots of one block, else 0; wide_prefetch_k/v(i, g) say
+// where KV head g's part of such a tile lives (runs == 0 when i does not start one). Each wide
+// tile of head g prefetches head g of the next wide tile, spread over its own arithmetic (see
+// WidePrefetch).
 template <typename RowSource>
 concept WideTileSource = requires(const RowSource& source, uint32_t i) {
   source.wide_rows(i);
-  source.prefetch_wide_k(i, i);
-  source.prefetch_wide_v(i, i);
+  { source.wide_prefetch_k(i, i) } -> std::same_as<WidePrefetch>;
+  { source.wide_prefetch_v(i, i) } -> std::same_as<WidePrefetch>;
 };
 
 template <typename RowSource>
@@ -143,6 +145,16 @@ inline bool is_wide_tile(const RowSource& source, uint32_t i) {
     return source.wide_rows(i) == kWideRows;
   } else {
     return false;
+  }
+}
+
+// Head g of the wide tile at i, to prefetch (K or V); nothing for other sources.
+template <typename RowSource>
+inline WidePrefetch wide_tile_prefetch(const RowSource& source, bool key, uint32_t i, uint32_t g) {
+  if constexpr (WideTileSource<RowSource>) {
+    return key ? source.wide_prefetch_k(i, g) : source.wide_prefetch_v(i, g);
+  } else {
+    return {};
   }
 }
 
@@ -156,9 +168,9 @@ void score_pass(const AttentionShape& shape, const float* q, uint32_t n, const R
     if (is_wide_tile(source, i)) {
       const View first = source.k_row(i, nullptr);
       for (uint32_t g = 0; g < shape.kv_heads; ++g) {
-        if constexpr (WideTileSource<RowSource>) source.prefetch_wide_k(i + kWideRows, g);
         score_wide_tile(q, shape.head_dim, shape.scale(), g, g * shape.group_size(),
-                        (g + 1) * shape.group_size(), first, i, stride, ws->rows.data(),
+                        (g + 1) * shape.group_size(), first, i, stride,
+                        wide_tile_prefetch(source, true, i + kWideRows, g), ws->rows.data(),
                         ws->scores.data());
       }
       i += kWideRows;
@@ -185,9 +197,9 @@ void accumulate_pass(const AttentionShape& shape, uint32_t n, const RowSource& s
     if (is_wide_tile(source, i)) {
       const View first = source.v_row(i, nullptr);
       for (uint32_t g = 0; g < shape.kv_heads; ++g) {
-        if constexpr (WideTileSource<RowSource>) source.prefetch_wide_v(i + kWideRows, g);
         accumulate_wide_tile(ws->scores.data(), shape.head_dim, g, g * shape.group_size(),
-                             (g + 1) * shape.group_size(), first, i, stride, out);
+                             (g + 1) * shape.group_size(), first, i, stride,
+                             wide_tile_prefetch(source, false, i + kWideRows, g), out);
       }
       i += kWideRows;
       continue;

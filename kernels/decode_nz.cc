@@ -37,8 +37,12 @@ class NzDirectSource {
   RowView<T> v_row(uint32_t i, float*) const { return view(nz_.cache_.v.data(), i); }
   void prefetch_k(uint32_t i) const { prefetch(nz_.cache_.k.data(), i, 1); }
   void prefetch_v(uint32_t i) const { prefetch(nz_.cache_.v.data(), i, 1); }
-  void prefetch_wide_k(uint32_t i, uint32_t g) const { prefetch_wide(nz_.cache_.k.data(), i, g); }
-  void prefetch_wide_v(uint32_t i, uint32_t g) const { prefetch_wide(nz_.cache_.v.data(), i, g); }
+  WidePrefetch wide_prefetch_k(uint32_t i, uint32_t g) const {
+    return wide_prefetch(nz_.cache_.k.data(), i, g);
+  }
+  WidePrefetch wide_prefetch_v(uint32_t i, uint32_t g) const {
+    return wide_prefetch(nz_.cache_.v.data(), i, g);
+  }
 
   // kWideRows when attended positions i .. i+15 are consecutive slots of one block.
   uint32_t wide_rows(uint32_t i) const {
@@ -59,13 +63,12 @@ class NzDirectSource {
     }
   }
   // KV head g of the wide tile at i: its head_dim/16 fractal columns, 16 rows each.
-  void prefetch_wide(const T* pool, uint32_t i, uint32_t g) const {
-    if (wide_rows(i) != kWideRows) return;
+  WidePrefetch wide_prefetch(const T* pool, uint32_t i, uint32_t g) const {
+    if (wide_rows(i) != kWideRows) return {};
     const uint32_t columns = nz_.layout_.head_dim / kLanes;
     const T* row = pool + nz_.row_base(i) + size_t{g} * columns * nz_.padded_ * kLanes;
-    for (uint32_t c = 0; c < columns; ++c) {
-      prefetch_bytes<2>(row + c * nz_.padded_ * kLanes, kWideRows * kLanes * sizeof(T));
-    }
+    return {reinterpret_cast<const char*>(row), nz_.padded_ * kLanes * sizeof(T), columns,
+            cache_lines(kWideRows * kLanes * sizeof(T))};
   }
   const NzSequence<T>& nz_;
 };

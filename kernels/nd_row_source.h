@@ -33,8 +33,8 @@ class NdRowSource {
   uint32_t wide_rows(uint32_t i) const {  // wide tiles need whole 16-lane chunks
     return head_dim_ % kLanes == 0 && consecutive_run(seq_, i, block_size_) ? kWideRows : 0;
   }
-  void prefetch_wide_k(uint32_t i, uint32_t g) const { prefetch_wide(k_, i, g); }
-  void prefetch_wide_v(uint32_t i, uint32_t g) const { prefetch_wide(v_, i, g); }
+  WidePrefetch wide_prefetch_k(uint32_t i, uint32_t g) const { return wide_prefetch(k_, i, g); }
+  WidePrefetch wide_prefetch_v(uint32_t i, uint32_t g) const { return wide_prefetch(v_, i, g); }
 
  private:
   size_t offset(uint32_t i) const {
@@ -44,13 +44,12 @@ class NdRowSource {
     return (block * block_size_ + pos % block_size_) * width_;
   }
   RowView<T> view(const T* row) const { return {row, head_dim_, kLanes, width_}; }
-  // KV head g of the 16 rows of the wide tile at i.
-  void prefetch_wide(const T* pool, uint32_t i, uint32_t g) const {
-    if (wide_rows(i) != kWideRows) return;
+  // KV head g of the 16 rows of the wide tile at i: one run of head_dim elements per row.
+  WidePrefetch wide_prefetch(const T* pool, uint32_t i, uint32_t g) const {
+    if (wide_rows(i) != kWideRows) return {};
     const T* head = pool + offset(i) + size_t{g} * head_dim_;
-    for (uint32_t t = 0; t < kWideRows; ++t) {
-      prefetch_bytes<2>(head + t * width_, head_dim_ * sizeof(T));
-    }
+    return {reinterpret_cast<const char*>(head), width_ * sizeof(T), kWideRows,
+            cache_lines(head_dim_ * sizeof(T))};
   }
 
   const T* k_;
