@@ -211,12 +211,7 @@ Status Cluster::run() {
   KVSIM_CHECK(in_system_ == 0 && free_transfers_.size() == transfers_.size(),
               "the cluster's event queue ran dry with requests or transfers left");
   stats_.last_event_ns = end;
-  const EngineSnapshot last = snapshot();
-  Status status;
-  for (SimObserver* observer : observers_) {
-    const Status finished = observer->finish(last);
-    if (status.is_ok()) status = finished;
-  }
+  const Status status = finish_observers(observers_, snapshot());
   if (progress_) report_progress();
   return status;
 }

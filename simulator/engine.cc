@@ -110,12 +110,7 @@ Status Engine::run() {
     }
   }
   mark_end(events_->now_ns());
-  const EngineSnapshot last = snapshot();
-  Status status;
-  for (SimObserver* observer : observers_) {
-    const Status finished = observer->finish(last);
-    if (status.is_ok()) status = finished;
-  }
+  const Status status = finish_observers(observers_, snapshot());
   if (progress_) report_progress();
   return status;
 }

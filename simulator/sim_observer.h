@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "core/status.h"
 #include "simulator/cost_model.h"
@@ -91,5 +92,17 @@ class SimObserver {
   // The run ended at `last` (the final state); returns the first error the observer hit.
   virtual Status finish(const EngineSnapshot& /*last*/) { return Status::ok(); }
 };
+
+// Ends a run for every observer (each is told, even after another failed); returns the first
+// error.
+inline Status finish_observers(const std::vector<SimObserver*>& observers,
+                               const EngineSnapshot& last) {
+  Status status;
+  for (SimObserver* observer : observers) {
+    const Status finished = observer->finish(last);
+    if (status.is_ok()) status = finished;
+  }
+  return status;
+}
 
 }  // namespace kvsim::sim
