@@ -71,10 +71,6 @@ uint64_t kv_bytes(const LlamaModel& model, const KvPolicy& policy, const KvStore
   return (bits + 7) / 8;
 }
 
-bool stop_requested(const PerplexityHooks& hooks) {
-  return hooks.stop != nullptr && hooks.stop->load(std::memory_order_relaxed);
-}
-
 // Decodes a batch of windows (inputs[w], the first ones longest: only the text's last window
 // may be shorter) step by step, window w as sequence w of the session. Returns false when the
 // hooks ask to stop (checked every step, so that Cancel answers within one decode step).
@@ -86,7 +82,7 @@ bool run_windows(const std::vector<std::vector<int>>& inputs, uint32_t vocab,
   std::vector<int> step_tokens;
   RowMatrix logits;
   for (size_t i = 0; i < inputs.front().size(); ++i) {
-    if (stop_requested(hooks)) return false;
+    if (hooks.stop != nullptr && hooks.stop->load(std::memory_order_relaxed)) return false;
     step_tokens.clear();
     for (const std::vector<int>& input : inputs) {
       if (i < input.size()) step_tokens.push_back(input[i]);
@@ -171,9 +167,7 @@ StatusOr<PerplexityReport> measure_perplexity(const LlamaModel& model, std::span
     const std::span<const int> targets = tokens.subspan(first * ctx);
     for (PolicyRun& run : runs) {
       const bool is_full = &run == &runs.front();
-      const bool finished =
-          run_windows(inputs, vocab, hooks, &run.session, is_full ? &full_logp : &logp);
-      if (!finished || stop_requested(hooks)) {
+      if (!run_windows(inputs, vocab, hooks, &run.session, is_full ? &full_logp : &logp)) {
         return Status::cancelled("perplexity cancelled after " + std::to_string(steps_done) +
                                  " of " + std::to_string(steps) + " steps");
       }
