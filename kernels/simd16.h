@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/prefetch.h"
 #include "kernels/eigen_core.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
@@ -145,31 +146,6 @@ inline void reduce16x16(const Vec16 in[16], float out[16]) {
 }
 
 #endif
-
-// Asks the cache hierarchy for the 64-byte line holding p, into L1 (kLocality 3) or only as far
-// as L2 (kLocality 2). An asm statement on x86: GCC finds a function whose only effect is a
-// __builtin_prefetch free of side effects and deletes the calls to it, so the kernels' prefetches
-// vanished from the binary unless every caller was inlined first.
-template <int kLocality = 3>
-inline void prefetch_line(const void* p) {
-  static_assert(kLocality == 2 || kLocality == 3, "prefetch_line: L1 (3) or L2 (2)");
-#if defined(__x86_64__) || defined(__i386__)
-  if constexpr (kLocality == 3) {
-    asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p)));
-  } else {
-    asm volatile("prefetcht1 %0" : : "m"(*static_cast<const char*>(p)));
-  }
-#else
-  __builtin_prefetch(p, 0, kLocality);
-#endif
-}
-
-// prefetch_line for every line of [p, p + bytes).
-template <int kLocality = 3>
-inline void prefetch_bytes(const void* p, size_t bytes) {
-  const char* c = static_cast<const char*>(p);
-  for (size_t offset = 0; offset < bytes; offset += 64) prefetch_line<kLocality>(c + offset);
-}
 
 // q . k over n elements, accumulated lane-wise (element d in lane d % 16) then reduced.
 template <typename T>
