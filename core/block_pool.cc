@@ -1,13 +1,14 @@
 #include "core/block_pool.h"
 
+#include <algorithm>
+#include <array>
+
 #include "core/check.h"
 
 namespace kvsim {
 
 BlockPool::BlockPool(uint32_t num_blocks, std::unique_ptr<EvictionPolicy> policy)
-    : ref_counts_(num_blocks, 0),
-      hashes_(num_blocks, 0),
-      hashed_(num_blocks, 0),
+    : blocks_(num_blocks),
       cache_(num_blocks),
       policy_(std::move(policy)) {
   KVSIM_CHECK(num_blocks >= 1 && num_blocks <= kMaxNumBlocks, "pool size out of range");
@@ -22,61 +23,91 @@ std::optional<BlockId> BlockPool::find(BlockHash hash) const {
 }
 
 void BlockPool::touch(BlockId block) {
-  KVSIM_CHECK(hashed_[block], "touch() of a block that holds no cached prefix");
-  if (ref_counts_[block] == 0) {
+  KVSIM_CHECK(blocks_[block].hashed, "touch() of a block that holds no cached prefix");
+  if (blocks_[block].ref_count == 0) {
     policy_->remove(block);
     --num_cached_free_;
   }
-  ++ref_counts_[block];
+  ++blocks_[block].ref_count;
   policy_->on_hit(block);
 }
 
 void BlockPool::share(BlockId block) {
-  KVSIM_CHECK(ref_counts_[block] > 0, "share() of a free block");
-  ++ref_counts_[block];
+  KVSIM_CHECK(blocks_[block].ref_count > 0, "share() of a free block");
+  ++blocks_[block].ref_count;
 }
 
 BlockId BlockPool::allocate() {
-  const BlockId block = policy_->pop();
-  KVSIM_CHECK(ref_counts_[block] == 0, "the free queue held a block in use");
-  if (hashed_[block]) {
-    --num_cached_free_;
-    cache_.erase(hashes_[block]);
-    hashed_[block] = 0;
-    ++num_evictions_;
-    if (event_log_ != nullptr) {
-      CacheEvent event;
-      event.kind = CacheEventKind::kEvict;
-      event.block = block;
-      event.hash = hashes_[block];
-      event_log_->push_back(event);
-    }
-    if (eviction_sink_ != nullptr) eviction_sink_->on_evicted(hashes_[block]);
-  }
-  ref_counts_[block] = 1;
+  BlockId block = 0;
+  allocate(std::span<BlockId>(&block, 1));
   return block;
 }
 
+void BlockPool::allocate(std::span<BlockId> out) {
+  KVSIM_CHECK(out.size() <= num_free_blocks(), "allocate() of more blocks than are free");
+  // Popping first is what out.size() allocate() calls do: eviction does not touch the queue.
+  for (BlockId& block : out) block = policy_->pop();
+  // Two-stage prefetch: a block's record kAhead blocks ahead, and the prefix-cache slot of its
+  // hash once the record has arrived, half as far ahead.
+  constexpr size_t kAhead = 16;
+  constexpr size_t kSinkBatch = 64;
+  std::array<BlockHash, kSinkBatch> evicted;
+  size_t num_evicted = 0;
+  for (size_t i = 0; i < std::min(kAhead, out.size()); ++i) prefetch_line(&blocks_[out[i]]);
+  for (size_t i = 0; i < std::min(kAhead / 2, out.size()); ++i) prefetch_cache_slot(out[i]);
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (i + kAhead < out.size()) prefetch_line(&blocks_[out[i + kAhead]]);
+    if (i + kAhead / 2 < out.size()) prefetch_cache_slot(out[i + kAhead / 2]);
+    const BlockId block = out[i];
+    KVSIM_CHECK(blocks_[block].ref_count == 0, "the free queue held a block in use");
+    blocks_[block].ref_count = 1;
+    if (!blocks_[block].hashed) continue;
+    evicted[num_evicted++] = evict(block);
+    if (num_evicted == kSinkBatch) send_to_sink(std::span(evicted.data(), num_evicted));
+    num_evicted %= kSinkBatch;
+  }
+  send_to_sink(std::span(evicted.data(), num_evicted));
+}
+
+void BlockPool::send_to_sink(std::span<const BlockHash> hashes) {
+  if (eviction_sink_ != nullptr && !hashes.empty()) eviction_sink_->on_evicted(hashes);
+}
+
+BlockHash BlockPool::evict(BlockId block) {
+  --num_cached_free_;
+  cache_.erase(blocks_[block].hash);
+  blocks_[block].hashed = 0;
+  ++num_evictions_;
+  if (event_log_ != nullptr) {
+    CacheEvent event;
+    event.kind = CacheEventKind::kEvict;
+    event.block = block;
+    event.hash = blocks_[block].hash;
+    event_log_->push_back(event);
+  }
+  return blocks_[block].hash;
+}
+
 void BlockPool::release(BlockId block) {
-  KVSIM_CHECK(ref_counts_[block] > 0, "release() of a free block");
-  if (--ref_counts_[block] > 0) return;
-  policy_->push(block, hashed_[block] != 0);
-  if (hashed_[block]) ++num_cached_free_;
+  KVSIM_CHECK(blocks_[block].ref_count > 0, "release() of a free block");
+  if (--blocks_[block].ref_count > 0) return;
+  policy_->push(block, blocks_[block].hashed != 0);
+  if (blocks_[block].hashed) ++num_cached_free_;
 }
 
 bool BlockPool::cache(BlockId block, BlockHash hash) {
-  KVSIM_CHECK(ref_counts_[block] > 0, "cache() of a free block");
-  if (!policy_->caches_prefixes() || hashed_[block]) return false;
+  KVSIM_CHECK(blocks_[block].ref_count > 0, "cache() of a free block");
+  if (!policy_->caches_prefixes() || blocks_[block].hashed) return false;
   if (!cache_.insert(hash, block)) return false;
-  hashes_[block] = hash;
-  hashed_[block] = 1;
+  blocks_[block].hash = hash;
+  blocks_[block].hashed = 1;
   policy_->on_cached(block);
   return true;
 }
 
 std::optional<BlockHash> BlockPool::block_hash(BlockId block) const {
-  if (!hashed_[block]) return std::nullopt;
-  return hashes_[block];
+  if (!blocks_[block].hashed) return std::nullopt;
+  return blocks_[block].hash;
 }
 
 void BlockPool::check_invariants() const {
@@ -85,14 +116,14 @@ void BlockPool::check_invariants() const {
   uint32_t num_cached_free = 0;
   uint32_t num_hashed = 0;
   for (BlockId block = 0; block < num_blocks(); ++block) {
-    const bool free = ref_counts_[block] == 0;
+    const bool free = blocks_[block].ref_count == 0;
     KVSIM_CHECK(free == policy_->contains(block),
                 "a block is in the free queue iff its ref count is 0");
     num_free += free ? 1 : 0;
-    if (hashed_[block]) {
+    if (blocks_[block].hashed) {
       ++num_hashed;
       num_cached_free += free ? 1 : 0;
-      KVSIM_CHECK(cache_.find(hashes_[block]) == block,
+      KVSIM_CHECK(cache_.find(blocks_[block].hash) == block,
                   "a hashed block is not what the prefix cache maps its hash to");
     }
   }

@@ -38,12 +38,13 @@
 
 namespace kvsim {
 
-// Receives the content hash of each cached block a BlockPool evicts (pops for reuse), at the
-// moment of the eviction. It must not call back into the evicting pool.
+// Receives the content hashes of the cached blocks a BlockPool evicts (pops for reuse), in
+// eviction order, a batch at a time: by the end of the allocate() call that evicted them. It
+// must not call back into the evicting pool.
 class EvictionSink {
  public:
   virtual ~EvictionSink() = default;
-  virtual void on_evicted(BlockHash hash) = 0;
+  virtual void on_evicted(std::span<const BlockHash> hashes) = 0;
 };
 
 class BlockPool {
@@ -52,7 +53,7 @@ class BlockPool {
   // [1, kMaxNumBlocks]; `policy` was built for num_blocks.
   BlockPool(uint32_t num_blocks, std::unique_ptr<EvictionPolicy> policy);
 
-  uint32_t num_blocks() const { return static_cast<uint32_t>(ref_counts_.size()); }
+  uint32_t num_blocks() const { return static_cast<uint32_t>(blocks_.size()); }
   // Blocks with ref count 0: what allocate() can hand out (cached ones are evicted on reuse).
   uint32_t num_free_blocks() const { return policy_->size(); }
   // Free blocks that still hold a hash: reusable prefix blocks.
@@ -73,6 +74,10 @@ class BlockPool {
   // count 1. The queue must not be empty: callers check num_free_blocks() first, so that
   // their operation is all-or-nothing.
   BlockId allocate();
+  // allocate() for out.size() blocks at once, in the same order (out[0] is popped first). The
+  // evicted hashes' prefix-cache slots are prefetched a few blocks ahead, so a large
+  // allocation's cache misses overlap; the result is that of out.size() allocate() calls.
+  void allocate(std::span<BlockId> out);
   // Another block table takes the held `block` (fork): ref count + 1. Not a prefix hit.
   void share(BlockId block);
   // Ref count - 1; at 0 the block joins the free queue (findable while it keeps its hash).
@@ -80,8 +85,11 @@ class BlockPool {
   // Registers `hash` for the held, full `block`. Returns false and changes nothing when
   // prefix caching is off, the block already has a hash, or another block holds `hash`.
   bool cache(BlockId block, BlockHash hash);
+  // Prefetches where find(hash) and cache(_, hash) look (a loop over many hashes calls it a
+  // few hashes ahead). Changes nothing.
+  void prefetch_cache_slot_of(BlockHash hash) const { cache_.prefetch(hash); }
 
-  uint32_t ref_count(BlockId block) const { return ref_counts_[block]; }
+  uint32_t ref_count(BlockId block) const { return blocks_[block].ref_count; }
   std::optional<BlockHash> block_hash(BlockId block) const;
   // The free blocks, next to be reused first.
   void eviction_order(std::vector<BlockId>* out) const { policy_->eviction_order(out); }
@@ -98,9 +106,21 @@ class BlockPool {
   void check_invariants() const;
 
  private:
-  std::vector<uint32_t> ref_counts_;
-  std::vector<BlockHash> hashes_;
-  std::vector<uint8_t> hashed_;  // 1 when hashes_[b] is registered
+  // Drops `block`'s hash (it is being reused): counted and logged; the hash is returned.
+  BlockHash evict(BlockId block);
+  void send_to_sink(std::span<const BlockHash> hashes);
+  void prefetch_cache_slot(BlockId block) const {
+    if (blocks_[block].hashed) cache_.prefetch(blocks_[block].hash);
+  }
+
+  // One record per block, so that a block's state is one cache line (the pool's blocks are
+  // touched in eviction order, which is random in a large pool or tier).
+  struct BlockState {
+    BlockHash hash = 0;
+    uint32_t ref_count = 0;
+    uint8_t hashed = 0;  // 1 when hash is registered in cache_
+  };
+  std::vector<BlockState> blocks_;
   FlatIdMap cache_;              // hash -> block
   std::unique_ptr<EvictionPolicy> policy_;
   uint32_t num_cached_free_ = 0;

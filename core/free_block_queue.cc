@@ -3,16 +3,13 @@
 namespace kvsim {
 
 FreeBlockQueue::FreeBlockQueue(uint32_t num_blocks, uint32_t num_lanes)
-    : prev_(num_blocks, kNullBlock),
-      next_(num_blocks, kNullBlock),
-      lane_of_(num_blocks, kNotQueued),
-      lanes_(num_lanes) {
+    : links_(num_blocks), lanes_(num_lanes) {
   KVSIM_CHECK(num_lanes > 0, "a free queue needs at least one lane");
 }
 
 uint32_t FreeBlockQueue::lane_of(BlockId block) const {
   KVSIM_CHECK(contains(block), "block is not in the free queue");
-  return lane_of_[block];
+  return links_[block].lane;
 }
 
 BlockId FreeBlockQueue::front(uint32_t lane) const {
@@ -23,22 +20,22 @@ BlockId FreeBlockQueue::front(uint32_t lane) const {
 void FreeBlockQueue::insert(uint32_t lane_index, BlockId block, bool at_front) {
   KVSIM_CHECK(!contains(block), "block is already in the free queue");
   Lane& lane = lanes_[lane_index];
-  prev_[block] = kNullBlock;
-  next_[block] = kNullBlock;
+  links_[block].prev = kNullBlock;
+  links_[block].next = kNullBlock;
   if (lane.size == 0) {
     lane.head = block;
     lane.tail = block;
   } else if (at_front) {
-    next_[block] = lane.head;
-    prev_[lane.head] = block;
+    links_[block].next = lane.head;
+    links_[lane.head].prev = block;
     lane.head = block;
   } else {
-    prev_[block] = lane.tail;
-    next_[lane.tail] = block;
+    links_[block].prev = lane.tail;
+    links_[lane.tail].next = block;
     lane.tail = block;
   }
   ++lane.size;
-  lane_of_[block] = lane_index;
+  links_[block].lane = lane_index;
   ++size_;
 }
 
@@ -50,27 +47,27 @@ BlockId FreeBlockQueue::pop_front(uint32_t lane) {
 
 void FreeBlockQueue::remove(BlockId block) {
   Lane& lane = lanes_[lane_of(block)];
-  const BlockId before = prev_[block];
-  const BlockId after = next_[block];
+  const BlockId before = links_[block].prev;
+  const BlockId after = links_[block].next;
   if (before == kNullBlock) {
     lane.head = after;
   } else {
-    next_[before] = after;
+    links_[before].next = after;
   }
   if (after == kNullBlock) {
     lane.tail = before;
   } else {
-    prev_[after] = before;
+    links_[after].prev = before;
   }
-  prev_[block] = kNullBlock;
-  next_[block] = kNullBlock;
-  lane_of_[block] = kNotQueued;
+  links_[block].prev = kNullBlock;
+  links_[block].next = kNullBlock;
+  links_[block].lane = kNotQueued;
   --lane.size;
   --size_;
 }
 
 void FreeBlockQueue::append_lane(uint32_t lane, std::vector<BlockId>* out) const {
-  for (BlockId block = lanes_[lane].head; block != kNullBlock; block = next_[block]) {
+  for (BlockId block = lanes_[lane].head; block != kNullBlock; block = links_[block].next) {
     out->push_back(block);
   }
 }
@@ -80,10 +77,10 @@ void FreeBlockQueue::check_invariants() const {
   for (uint32_t lane = 0; lane < lanes_.size(); ++lane) {
     uint32_t count = 0;
     BlockId previous = kNullBlock;
-    for (BlockId block = lanes_[lane].head; block != kNullBlock; block = next_[block]) {
-      KVSIM_CHECK(block < lane_of_.size(), "free queue links a block id out of range");
-      KVSIM_CHECK(lane_of_[block] == lane, "free queue block is linked in a lane not its own");
-      KVSIM_CHECK(prev_[block] == previous, "free queue prev/next links disagree");
+    for (BlockId block = lanes_[lane].head; block != kNullBlock; block = links_[block].next) {
+      KVSIM_CHECK(block < links_.size(), "free queue links a block id out of range");
+      KVSIM_CHECK(links_[block].lane == lane, "free queue block is linked in a lane not its own");
+      KVSIM_CHECK(links_[block].prev == previous, "free queue prev/next links disagree");
       KVSIM_CHECK(++count <= lanes_[lane].size, "free queue lane longer than its size (cycle?)");
       previous = block;
     }
@@ -92,7 +89,7 @@ void FreeBlockQueue::check_invariants() const {
     total += count;
   }
   uint32_t queued = 0;
-  for (uint32_t lane : lane_of_) queued += lane != kNotQueued ? 1 : 0;
+  for (const Link& link : links_) queued += link.lane != kNotQueued ? 1 : 0;
   KVSIM_CHECK(total == size_ && queued == size_, "free queue size disagrees with its lanes");
 }
 

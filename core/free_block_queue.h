@@ -30,7 +30,7 @@ class FreeBlockQueue {
   uint32_t num_lanes() const { return static_cast<uint32_t>(lanes_.size()); }
   uint32_t size() const { return size_; }
   uint32_t size(uint32_t lane) const { return lanes_[lane].size; }
-  bool contains(BlockId block) const { return lane_of_[block] != kNotQueued; }
+  bool contains(BlockId block) const { return links_[block].lane != kNotQueued; }
   // The lane holding `block`; the block must be queued.
   uint32_t lane_of(BlockId block) const;
   // The first block of a non-empty lane.
@@ -57,9 +57,13 @@ class FreeBlockQueue {
 
   void insert(uint32_t lane_index, BlockId block, bool at_front);
 
-  std::vector<BlockId> prev_;
-  std::vector<BlockId> next_;
-  std::vector<uint32_t> lane_of_;
+  // A block's links and lane side by side: one cache line per block touched.
+  struct Link {
+    BlockId prev = kNullBlock;
+    BlockId next = kNullBlock;
+    uint32_t lane = kNotQueued;
+  };
+  std::vector<Link> links_;
   std::vector<Lane> lanes_;
   uint32_t size_ = 0;
 };

@@ -160,10 +160,15 @@ std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id, uint6
   counters_.num_prefix_hit_tokens += plan.hit_tokens;
   result.num_hit_blocks = num_computed_blocks;
   if (plan.copy_on_write) result.copy = copy_last_block(s);
-  for (uint64_t k = 0; k < plan.new_entries; ++k) {
-    const BlockId block = pool_.allocate();
-    s.table.push_back(block);
-    log(CacheEventKind::kAllocate, id, block, static_cast<uint32_t>(s.table.size() - 1));
+  const size_t first_new = s.table.size();
+  s.table.resize(first_new + plan.new_entries);
+  if (event_log_ == nullptr) {
+    pool_.allocate(std::span<BlockId>(s.table).subspan(first_new));  // prefetched, in a batch
+  } else {
+    for (size_t k = first_new; k < s.table.size(); ++k) {  // each eviction, then its allocation
+      s.table[k] = pool_.allocate();
+      log(CacheEventKind::kAllocate, id, s.table[k], static_cast<uint32_t>(k));
+    }
   }
   result.num_new_blocks = static_cast<uint32_t>(plan.new_entries) + (plan.copy_on_write ? 1 : 0);
   s.num_tokens = plan.total_tokens;
@@ -185,7 +190,9 @@ BlockCopy KvCacheManager::copy_last_block(RequestState& s) {
 
 void KvCacheManager::register_full_blocks(RequestState& s) {
   const uint64_t limit = std::min<uint64_t>(s.num_tokens / block_size_, s.hashes.size());
+  constexpr uint32_t kAhead = 8;  // prefetch distance, in blocks (see FlatIdMap::prefetch)
   for (uint32_t i = s.num_cached_blocks; i < limit; ++i) {
+    if (i + kAhead < limit) pool_.prefetch_cache_slot_of(s.hashes[i + kAhead]);
     const BlockId block = s.table[i];
     if (holds_block(block) && pool_.cache(block, s.hashes[i])) {
       log(CacheEventKind::kCache, s.id, block, i, s.hashes[i]);

@@ -1,5 +1,6 @@
 #include "core/tier_pool.h"
 
+#include <algorithm>
 #include <string>
 
 #include "core/check.h"
@@ -22,7 +23,20 @@ StatusOr<std::unique_ptr<TierPool>> TierPool::create(std::string name, uint32_t 
 }
 
 TierPool::TierPool(std::string name, uint32_t num_slots, std::unique_ptr<EvictionPolicy> policy)
-    : name_(std::move(name)), pool_(num_slots, std::move(policy)) {}
+    : name_(std::move(name)), pool_(num_slots, std::move(policy)) {
+  pool_.set_eviction_sink(&outbox_);
+}
+
+void TierPool::Outbox::on_evicted(std::span<const BlockHash> hashes) {
+  KVSIM_CHECK(size_ + hashes.size() <= hashes_.size(), "a tier evicted more than its batch stored");
+  std::copy(hashes.begin(), hashes.end(), hashes_.begin() + size_);
+  size_ += hashes.size();
+}
+
+void TierPool::Outbox::send(EvictionSink* next) {
+  if (next != nullptr && size_ > 0) next->on_evicted(std::span(hashes_.data(), size_));
+  size_ = 0;
+}
 
 // touch() takes the slot out of the free queue and counts a use; release() puts it back at
 // the place its policy gives a block freed now.
@@ -32,16 +46,52 @@ void TierPool::refresh(BlockId slot) {
 }
 
 void TierPool::store(BlockHash hash) {
-  if (const std::optional<BlockId> slot = pool_.find(hash)) {
-    refresh(*slot);
-    ++refreshed_;
-    return;
+  store_batch(std::span(&hash, 1));
+  outbox_.send(next_);
+}
+
+void TierPool::on_evicted(std::span<const BlockHash> hashes) {
+  const size_t batch = std::min<size_t>(kMaxBatch, num_slots());
+  for (size_t first = 0; first < hashes.size(); first += batch) {
+    store_batch(hashes.subspan(first, std::min(batch, hashes.size() - first)));
+    outbox_.send(next_);
   }
-  const BlockId slot = pool_.allocate();  // evicts the slot's block to the next tier, if any
-  const bool cached = pool_.cache(slot, hash);
-  KVSIM_CHECK(cached, "a tier slot could not take a block");
-  pool_.release(slot);
-  ++stored_;
+}
+
+// Three passes over at most min(kMaxBatch, slots) distinct hashes: look each up (prefetched a
+// few ahead; a resident one is taken out of the eviction order), make room for the new ones
+// with one allocate() (its evictions wait in outbox_), then put every block back in arrival
+// order. Held blocks cannot be evicted by the batch, nor can the batch's new ones.
+void TierPool::store_batch(std::span<const BlockHash> hashes) {
+  constexpr size_t kAhead = 8;  // prefetch distance, in blocks
+  std::array<BlockId, kMaxBatch> slots;
+  std::array<bool, kMaxBatch> resident;
+  std::array<BlockId, kMaxBatch> room;
+  size_t num_new = 0;
+  for (size_t i = 0; i < std::min(kAhead, hashes.size()); ++i) {
+    pool_.prefetch_cache_slot_of(hashes[i]);
+  }
+  for (size_t i = 0; i < hashes.size(); ++i) {
+    if (i + kAhead < hashes.size()) pool_.prefetch_cache_slot_of(hashes[i + kAhead]);
+    const std::optional<BlockId> slot = pool_.find(hashes[i]);
+    resident[i] = slot.has_value();
+    if (resident[i]) {
+      pool_.touch(*slot);
+      slots[i] = *slot;
+    } else {
+      ++num_new;
+    }
+  }
+  pool_.allocate(std::span(room.data(), num_new));
+  for (size_t i = 0, k = 0; i < hashes.size(); ++i) {
+    if (resident[i]) continue;
+    slots[i] = room[k++];
+    const bool cached = pool_.cache(slots[i], hashes[i]);
+    KVSIM_CHECK(cached, "a batch of blocks for tier '" + name_ + "' repeated one");
+  }
+  refreshed_ += hashes.size() - num_new;
+  stored_ += num_new;
+  for (size_t i = 0; i < hashes.size(); ++i) pool_.release(slots[i]);
 }
 
 void TierPool::hit(BlockHash hash) {

@@ -23,8 +23,10 @@
 // (the pool's arrays, its free queue and the hash -> slot map).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -54,11 +56,21 @@ class TierPool final : public EvictionSink {
   // Blocks held now.
   uint32_t num_resident() const { return pool_.num_cached_blocks(); }
 
-  // The tier below: blocks this tier evicts go there (nullptr: dropped).
-  void set_next(EvictionSink* next) { pool_.set_eviction_sink(next); }
+  TierPool(const TierPool&) = delete;  // the pool points at outbox_
+  TierPool& operator=(const TierPool&) = delete;
 
-  // A block evicted from the tier above: stored, or refreshed when already here.
-  void on_evicted(BlockHash hash) override { store(hash); }
+  // The tier below: blocks this tier evicts go there (nullptr: dropped).
+  void set_next(EvictionSink* next) { next_ = next; }
+
+  // Blocks evicted together from the tier above (distinct hashes, in eviction order), stored
+  // a batch of up to min(kMaxBatch, slots) at a time, as a batched put into a KV store does:
+  // the blocks already here are refreshed, room is made for the rest in this tier's eviction
+  // order (what it evicts goes below, a batch at a time), and then every block of the batch
+  // takes its place in arrival order. So a batch never evicts one of its own blocks: stored one
+  // at a time, a block could be pushed out by a later block of the same batch. Batching lets
+  // the lookups and evictions overlap their cache misses (prefetched).
+  void on_evicted(std::span<const BlockHash> hashes) override;
+  // One block: stored, or refreshed when already here.
   void store(BlockHash hash);
   bool contains(BlockHash hash) const { return pool_.find(hash).has_value(); }
   // A prefix hit on a resident block: counted, and the block moves to the back of the
@@ -70,11 +82,26 @@ class TierPool final : public EvictionSink {
   void check_invariants() const;
 
  private:
+  // Holds the pool's evictions of one batch (at most one per block stored) until they go on.
+  static constexpr size_t kMaxBatch = 64;
+  class Outbox final : public EvictionSink {
+   public:
+    void on_evicted(std::span<const BlockHash> hashes) override;
+    void send(EvictionSink* next);
+
+   private:
+    std::array<BlockHash, kMaxBatch> hashes_{};
+    size_t size_ = 0;
+  };
+
   TierPool(std::string name, uint32_t num_slots, std::unique_ptr<EvictionPolicy> policy);
   void refresh(BlockId slot);
+  void store_batch(std::span<const BlockHash> hashes);  // what it evicts waits in outbox_
 
   std::string name_;
   BlockPool pool_;
+  Outbox outbox_;
+  EvictionSink* next_ = nullptr;
   uint64_t stored_ = 0;
   uint64_t refreshed_ = 0;
   uint64_t hit_blocks_ = 0;

@@ -124,6 +124,49 @@ TEST_P(BlockPoolPolicyTest, FirstRegistrationOfAHashWins) {
   pool_.check_invariants();
 }
 
+// Records the hashes a pool evicts, batch by batch.
+class EvictedHashes final : public EvictionSink {
+ public:
+  void on_evicted(std::span<const BlockHash> hashes) override {
+    all.insert(all.end(), hashes.begin(), hashes.end());
+  }
+  std::vector<BlockHash> all;
+};
+
+// allocate(span) is n allocate() calls: the same blocks, the same evictions in the same order,
+// on a pool large enough for the prefetch window and the sink's batches (64) to matter.
+TEST_P(BlockPoolPolicyTest, AllocatingManyAtOnceIsAllocatingOneByOne) {
+  constexpr uint32_t kBlocks = 300;
+  auto make = [&] {
+    return BlockPool(kBlocks, std::move(make_eviction_policy(GetParam().name, kBlocks)).value());
+  };
+  BlockPool batched = make();
+  BlockPool single = make();
+  EvictedHashes batched_evicted, single_evicted;
+  batched.set_eviction_sink(&batched_evicted);
+  single.set_eviction_sink(&single_evicted);
+  std::vector<BlockId> held;
+  for (uint32_t round = 0; round < 12; ++round) {
+    const uint32_t n = 40 + 20 * round % kBlocks;  // up to 260 blocks: several sink batches
+    std::vector<BlockId> out(n);
+    batched.allocate(out);
+    for (uint32_t i = 0; i < n; ++i) {
+      ASSERT_EQ(single.allocate(), out[i]) << "round " << round << " block " << i;
+      batched.cache(out[i], round * 1000 + i);
+      single.cache(out[i], round * 1000 + i);
+    }
+    for (size_t i = n; i-- > 0;) {  // freed tail first, as a request's table is
+      batched.release(out[i]);
+      single.release(out[i]);
+    }
+    ASSERT_EQ(batched_evicted.all, single_evicted.all) << "round " << round;
+    batched.check_invariants();
+  }
+  const bool caching = std::string(GetParam().name) != "none";
+  EXPECT_EQ(batched.num_evictions(), single.num_evictions());
+  EXPECT_EQ(batched_evicted.all.size() > 0, caching);
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryPolicy, BlockPoolPolicyTest, ::testing::ValuesIn(kExpectations),
                          [](const auto& test_info) { return std::string(test_info.param.name); });
 

@@ -13,7 +13,9 @@ namespace {
 // Records what a tier evicts (the tier below, or the drop).
 class SinkRecorder final : public EvictionSink {
  public:
-  void on_evicted(BlockHash hash) override { evicted.push_back(hash); }
+  void on_evicted(std::span<const BlockHash> hashes) override {
+    evicted.insert(evicted.end(), hashes.begin(), hashes.end());
+  }
   std::vector<BlockHash> evicted;
 };
 
@@ -82,7 +84,7 @@ TEST(TierPool, AChainOfTiersConservesBlocks) {
   ssd->set_next(&dropped);
   uint64_t offered = 0;
   for (BlockHash h = 0; h < 200; ++h) {
-    dram->on_evicted(h % 37);  // what HBM would evict, with repeats
+    dram->store(h % 37);  // what HBM would evict, with repeats
     ++offered;
     if (h % 5 == 0 && dram->contains(h % 11)) dram->hit(h % 11);
     dram->check_invariants();
@@ -98,6 +100,55 @@ TEST(TierPool, AChainOfTiersConservesBlocks) {
   EXPECT_EQ(dram->num_resident(), 4u);
   EXPECT_EQ(ssd->num_resident(), 8u);
   EXPECT_GT(dropped.evicted.size(), 0u);
+}
+
+// A batch from the pool above: resident blocks are refreshed, room is made for the new ones in
+// eviction order, then all take their places in arrival order. Stored one by one, 5 would have
+// pushed out 1 before 1 arrived (1 stored again, evicting 2, then 6 evicting 3).
+TEST(TierPool, ABatchRefreshesItsResidentBlocksBeforeMakingRoom) {
+  auto dram = tier(4);
+  SinkRecorder below;
+  dram->set_next(&below);
+  for (BlockHash h : {1, 2, 3, 4}) dram->store(h);  // eviction order 1, 2, 3, 4
+  const std::vector<BlockHash> batch = {5, 1, 6};
+  dram->on_evicted(batch);
+  EXPECT_EQ(below.evicted, (std::vector<BlockHash>{2, 3}));
+  EXPECT_EQ(dram->stats().stored, 6u);
+  EXPECT_EQ(dram->stats().refreshed, 1u);
+  dram->check_invariants();
+  dram->on_evicted(std::vector<BlockHash>{7, 8});  // oldest first: 4, then 5 (before 1 and 6)
+  EXPECT_EQ(below.evicted, (std::vector<BlockHash>{2, 3, 4, 5}));
+}
+
+// lfu: a batch never evicts its own new blocks, though they have the fewest uses.
+TEST(TierPool, AnLfuBatchDoesNotEvictItsOwnBlocks) {
+  auto dram = tier(3, "lfu");
+  SinkRecorder below;
+  dram->set_next(&below);
+  for (BlockHash h : {1, 2, 3}) dram->store(h);
+  for (BlockHash h : {1, 2, 3}) dram->hit(h);  // every resident block has 2 uses
+  dram->on_evicted(std::vector<BlockHash>{4, 5});
+  EXPECT_EQ(below.evicted, (std::vector<BlockHash>{1, 2}));
+  EXPECT_TRUE(dram->contains(4));
+  EXPECT_TRUE(dram->contains(5));
+  dram->check_invariants();
+}
+
+// Batches longer than the tier (or than kMaxBatch) are split: every block arrives, the tier
+// stays within its slots, the blocks it evicts go below in order and are conserved.
+TEST(TierPool, LongBatchesAreSplitAndConserveBlocks) {
+  for (uint32_t slots : {3u, 50u, 200u}) {
+    auto dram = tier(slots);
+    SinkRecorder below;
+    dram->set_next(&below);
+    std::vector<BlockHash> batch;
+    for (BlockHash h = 0; h < 1000; ++h) batch.push_back(h);
+    dram->on_evicted(batch);
+    dram->check_invariants();
+    EXPECT_EQ(dram->num_resident(), slots);
+    ASSERT_EQ(below.evicted.size(), 1000u - slots);
+    for (size_t i = 0; i < below.evicted.size(); ++i) ASSERT_EQ(below.evicted[i], i) << slots;
+  }
 }
 
 TEST(TierPool, RejectsPoliciesThatCacheNothingAndUnknownNames) {
