@@ -49,7 +49,7 @@ void BlockPool::allocate(std::span<BlockId> out) {
   for (BlockId& block : out) block = policy_->pop();
   // Two-stage prefetch: a block's record kAhead blocks ahead, and the prefix-cache slot of its
   // hash once the record has arrived, half as far ahead.
-  constexpr size_t kAhead = 16;
+  constexpr size_t kAhead = 32;
   constexpr size_t kSinkBatch = 64;
   std::array<BlockHash, kSinkBatch> evicted;
   size_t num_evicted = 0;

@@ -98,7 +98,14 @@ PrefixHit KvCacheManager::get_computed_blocks(RequestId id) const {
   const uint64_t max_blocks =
       std::min<uint64_t>(s.hashes.size(), (s.num_known_tokens - 1) / block_size_);
   PrefixHit hit;
+  constexpr uint32_t kAhead = 16;  // prefetch distance: a long prompt's lookups overlap
+  for (uint32_t i = 0; i < std::min<uint64_t>(kAhead, max_blocks); ++i) {
+    pool_.prefetch_cache_slot_of(s.hashes[i]);
+  }
   for (; hit.num_blocks < max_blocks; ++hit.num_blocks) {
+    if (hit.num_blocks + kAhead < max_blocks) {
+      pool_.prefetch_cache_slot_of(s.hashes[hit.num_blocks + kAhead]);
+    }
     const std::optional<BlockId> block = pool_.find(s.hashes[hit.num_blocks]);
     if (!block) break;
     hit.num_free_blocks += pool_.ref_count(*block) == 0 ? 1 : 0;
@@ -190,7 +197,7 @@ BlockCopy KvCacheManager::copy_last_block(RequestState& s) {
 
 void KvCacheManager::register_full_blocks(RequestState& s) {
   const uint64_t limit = std::min<uint64_t>(s.num_tokens / block_size_, s.hashes.size());
-  constexpr uint32_t kAhead = 8;  // prefetch distance, in blocks (see FlatIdMap::prefetch)
+  constexpr uint32_t kAhead = 24;  // prefetch distance, in blocks (see FlatIdMap::prefetch)
   for (uint32_t i = s.num_cached_blocks; i < limit; ++i) {
     if (i + kAhead < limit) pool_.prefetch_cache_slot_of(s.hashes[i + kAhead]);
     const BlockId block = s.table[i];

@@ -63,7 +63,7 @@ void TierPool::on_evicted(std::span<const BlockHash> hashes) {
 // with one allocate() (its evictions wait in outbox_), then put every block back in arrival
 // order. Held blocks cannot be evicted by the batch, nor can the batch's new ones.
 void TierPool::store_batch(std::span<const BlockHash> hashes) {
-  constexpr size_t kAhead = 8;  // prefetch distance, in blocks
+  constexpr size_t kAhead = 16;  // prefetch distance, in blocks
   std::array<BlockId, kMaxBatch> slots;
   std::array<bool, kMaxBatch> resident;
   std::array<BlockId, kMaxBatch> room;

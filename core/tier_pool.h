@@ -73,6 +73,8 @@ class TierPool final : public EvictionSink {
   // One block: stored, or refreshed when already here.
   void store(BlockHash hash);
   bool contains(BlockHash hash) const { return pool_.find(hash).has_value(); }
+  // Prefetches where contains(hash) looks (loops call it a few hashes ahead).
+  void prefetch(BlockHash hash) const { pool_.prefetch_cache_slot_of(hash); }
   // A prefix hit on a resident block: counted, and the block moves to the back of the
   // eviction order (lru) or gains a use (lfu). Checked: the block is resident.
   void hit(BlockHash hash);

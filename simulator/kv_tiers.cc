@@ -24,6 +24,10 @@ ReplicaTiers::ReplicaTiers(std::vector<TierPool*> tiers, std::vector<TierPath> p
   for (const TierPath& path : paths_) KVSIM_CHECK(path.bytes_per_s > 0, "tier bandwidth <= 0");
 }
 
+void ReplicaTiers::prefetch(BlockHash hash) const {
+  for (const TierPool* tier : tiers_) tier->prefetch(hash);
+}
+
 bool ReplicaTiers::holds(BlockHash hash) const {
   for (const TierPool* tier : tiers_) {
     if (tier->contains(hash)) return true;
@@ -34,7 +38,10 @@ bool ReplicaTiers::holds(BlockHash hash) const {
 LowerHit ReplicaTiers::find(std::span<const BlockHash> hashes, uint32_t begin,
                             uint32_t end) const {
   LowerHit hit;
+  constexpr uint32_t kAhead = 16;  // prefetch distance: a long run's lookups overlap
+  for (uint32_t i = begin; i < std::min(end, begin + kAhead); ++i) prefetch(hashes[i]);
   for (uint32_t i = begin; i < end; ++i) {
+    if (i + kAhead < end) prefetch(hashes[i + kAhead]);
     size_t t = 0;
     while (t < tiers_.size() && !tiers_[t]->contains(hashes[i])) ++t;
     if (t == tiers_.size()) break;

@@ -73,6 +73,8 @@ class ReplicaTiers {
 
   // True when some lower tier holds the block.
   bool holds(BlockHash hash) const;
+  // Prefetches where every tier looks for the block (see FlatIdMap::prefetch).
+  void prefetch(BlockHash hash) const;
   // The blocks hashes[begin, end) found below HBM, stopping at the first one no tier holds.
   LowerHit find(std::span<const BlockHash> hashes, uint32_t begin, uint32_t end) const;
   // Counts the hit in each tier and refreshes its blocks' place in their eviction order (so
