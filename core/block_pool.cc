@@ -38,8 +38,14 @@ void BlockPool::share(BlockId block) {
 }
 
 BlockId BlockPool::allocate() {
-  BlockId block = 0;
-  allocate(std::span<BlockId>(&block, 1));
+  KVSIM_CHECK(num_free_blocks() > 0, "allocate() from an empty pool");
+  const BlockId block = policy_->pop();
+  KVSIM_CHECK(blocks_[block].ref_count == 0, "the free queue held a block in use");
+  blocks_[block].ref_count = 1;
+  if (blocks_[block].hashed) {
+    const BlockHash hash = evict(block);
+    send_to_sink(std::span(&hash, 1));
+  }
   return block;
 }
 
