@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Paired speed ratios of cluster runs against the lone engine, robust to a noisy machine.
+
+bench/cluster_speed.sh times each configuration in its own hyperfine block, so a burst of load
+on this shared VM lands on one side of a ratio. Here every round runs the lone engine and then
+each configuration right after another lone run, and a configuration's ratio is the median over
+rounds of (its wall time / the lone run just before it); all runs write their files (--out),
+as a user runs them, and simulate the same 12,031 Mooncake requests, so the ratio is per
+simulated request. Target (issue 8): <= 2x.
+  bench/cluster_ratio.py [build-dir] [rounds]      (defaults: build, 5)
+"""
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+CONFIGS = [
+    ("one-replica cluster", "mooncake-disaggregated --set disaggregation=null --set cluster.replicas=1"),
+    ("2 colocated replicas", "mooncake-disaggregated --set disaggregation=null --set cluster.replicas=2"),
+    ("1P1D", "mooncake-disaggregated"),
+    ("2P2D", "mooncake-disaggregated --set workload.time_scale=4 "
+             "--set disaggregation.prefill=2 --set disaggregation.decode=2"),
+    ("HBM+DRAM", "tiered-prefix-pool --set tiers.ssd.capacity_gib=0"),
+    ("HBM+DRAM+SSD", "tiered-prefix-pool"),
+]
+LONE = "mooncake-disaggregated --set disaggregation=null --set cluster=null"
+
+
+def wall(kvsim, args, out):
+    start = time.perf_counter()
+    subprocess.run([kvsim, "simulate", *args.split(), "--out", out], check=True,
+                   stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main():
+    os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    kvsim = os.path.join(sys.argv[1] if len(sys.argv) > 1 else "build", "cli", "kvsim")
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    ratios = {name: [] for name, _ in CONFIGS}
+    lone_times = []
+    with tempfile.TemporaryDirectory() as out:
+        wall(kvsim, LONE, out)  # warm-up: the trace file in the page cache
+        for _ in range(rounds):
+            for name, args in CONFIGS:
+                lone = wall(kvsim, LONE, out)
+                lone_times.append(lone)
+                ratios[name].append(wall(kvsim, args, out) / lone)
+    print(f"| configuration | median paired ratio ({rounds} rounds) | min | max |")
+    print("|---|---:|---:|---:|")
+    for name, args in CONFIGS:
+        r = ratios[name]
+        print(f"| {name} (`{args}`) | {statistics.median(r):.2f}x | {min(r):.2f}x | {max(r):.2f}x |")
+    print(f"lone engine: median {statistics.median(lone_times):.2f} s over {len(lone_times)} runs "
+          f"(min {min(lone_times):.2f}, max {max(lone_times):.2f})")
+
+
+if __name__ == "__main__":
+    main()
