@@ -18,7 +18,8 @@
 //   the prefix cache holds hash h -> block b iff b's hash is h (first registration wins: a
 //   second block with the same content stays unhashed); num_cached_free_blocks() counts the
 //   free blocks with a hash.
-// Every operation is O(1) (fifo: O(log n)) and allocates nothing.
+// Every operation is O(1) amortized (fifo: O(log n)); once the free queue's rings have grown
+// to the pool's working set (core/free_block_queue.h), nothing allocates.
 //
 // An EvictionSink, when set, is told the hash of every cached block the pool evicts, so that
 // a tiered KV pool can demote the block to a lower tier instead of dropping it

@@ -3,8 +3,9 @@
 //
 // The policy owns the free queue (core/free_block_queue.h). BlockPool tells it when a block's
 // ref count falls to 0 (push), when a free block is taken back by a prefix hit (remove), and
-// asks it for the block to reuse next (pop). Every operation is O(1), allocation-free and
-// deterministic (no hash-map iteration, ties broken by queue order); fifo's heap is O(log n).
+// asks it for the block to reuse next (pop). Every operation is O(1) amortized (fifo's heap:
+// O(log n)), allocation-free in steady state and deterministic (no hash-map iteration, ties
+// broken by queue order).
 //
 // In every policy a free block that holds no hash (nothing reusable: a partial block, a
 // block never cached, or any block when prefix caching is off) is reused before any cached

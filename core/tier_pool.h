@@ -19,8 +19,8 @@
 // Invariants (check_invariants()): the pool's own; every slot is free; the conservation of
 // blocks: stored = resident + evicted (a block that entered the tier is still here or left
 // it by eviction), resident <= slots.
-// Every operation is O(1) (fifo: O(log n)) and allocates nothing; memory is ~50 bytes per slot
-// (the pool's arrays, its free queue and the hash -> slot map).
+// Every operation is O(1) amortized (fifo: O(log n)) and, in steady state, allocates nothing;
+// memory is ~50 bytes per slot (the pool's records, its free queue and the hash -> slot map).
 #pragma once
 
 #include <array>
