@@ -16,16 +16,12 @@ import sys
 import tempfile
 import time
 
-CONFIGS = [
-    ("one-replica cluster", "mooncake-disaggregated --set disaggregation=null --set cluster.replicas=1"),
-    ("2 colocated replicas", "mooncake-disaggregated --set disaggregation=null --set cluster.replicas=2"),
-    ("1P1D", "mooncake-disaggregated"),
-    ("2P2D", "mooncake-disaggregated --set workload.time_scale=4 "
-             "--set disaggregation.prefill=2 --set disaggregation.decode=2"),
-    ("HBM+DRAM", "tiered-prefix-pool --set tiers.ssd.capacity_gib=0"),
-    ("HBM+DRAM+SSD", "tiered-prefix-pool"),
-]
-LONE = "mooncake-disaggregated --set disaggregation=null --set cluster=null"
+
+def read_runs(path):
+    """(name, kvsim simulate arguments) per run of bench/cluster_runs.tsv, baseline first."""
+    with open(path) as f:
+        return [tuple(line.rstrip("\n").split("\t")) for line in f
+                if line.strip() and not line.startswith("#")]
 
 
 def wall(kvsim, args, out):
@@ -39,18 +35,19 @@ def main():
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     kvsim = os.path.join(sys.argv[1] if len(sys.argv) > 1 else "build", "cli", "kvsim")
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-    ratios = {name: [] for name, _ in CONFIGS}
+    (_, lone_args), *runs = read_runs("bench/cluster_runs.tsv")
+    ratios = {name: [] for name, _ in runs}
     lone_times = []
     with tempfile.TemporaryDirectory() as out:
-        wall(kvsim, LONE, out)  # warm-up: the trace file in the page cache
+        wall(kvsim, lone_args, out)  # warm-up: the trace file in the page cache
         for _ in range(rounds):
-            for name, args in CONFIGS:
-                lone = wall(kvsim, LONE, out)
+            for name, args in runs:
+                lone = wall(kvsim, lone_args, out)
                 lone_times.append(lone)
                 ratios[name].append(wall(kvsim, args, out) / lone)
     print(f"| configuration | median paired ratio ({rounds} rounds) | min | max |")
     print("|---|---:|---:|---:|")
-    for name, args in CONFIGS:
+    for name, args in runs:
         r = ratios[name]
         print(f"| {name} (`{args}`) | {statistics.median(r):.2f}x | {min(r):.2f}x | {max(r):.2f}x |")
     print(f"lone engine: median {statistics.median(lone_times):.2f} s over {len(lone_times)} runs "

@@ -7,6 +7,7 @@
 # user CPU seconds, steadier on a busy machine). Target (issue 8): <= 2x.
 # Events per wall second are shown too: a cluster of R replicas simulates R engines' iterations,
 # so its events per request grow with R even when each event costs the same.
+# The runs, baseline first, are those of bench/cluster_runs.tsv.
 #   bench/cluster_speed.sh [build-dir] [runs]      (defaults: build, 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,10 +16,7 @@ runs="${2:-5}"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-median() {  # median wall seconds of a hyperfine JSON export
-  python3 -c 'import json, statistics, sys
-print("%.3f" % statistics.median(json.load(open(sys.argv[1]))["results"][0]["times"]))' "$1"
-}
+source bench/hyperfine_json.sh
 mean_user() {  # mean user CPU seconds of a hyperfine JSON export (hyperfine keeps no list)
   python3 -c 'import json, sys
 print("%.3f" % json.load(open(sys.argv[1]))["results"][0]["user"])' "$1"
@@ -29,8 +27,8 @@ measure() {  # name args...: prints one table row
   local name=$1
   shift
   hyperfine --style none --warmup 1 --runs "$runs" --export-json "$out/$name.json" \
-    "$kvsim simulate $* --out $out/$name" >/dev/null
-  "$kvsim" simulate "$@" --json >"$out/$name.summary.json"
+    "$kvsim simulate $* --out $out/$name" >/dev/null </dev/null
+  "$kvsim" simulate "$@" --json >"$out/$name.summary.json" </dev/null
   local wall user row
   wall=$(median "$out/$name.json")
   user=$(mean_user "$out/$name.json")
@@ -48,11 +46,8 @@ print("%.3f,%.3f@@| `%s` | %d | %.2f s | %.2f s | %.0f | %.0f | %.1f | %.2fx | %
 
 echo "| kvsim simulate ... | replicas | median wall ($runs runs) | mean user CPU | events/wall s | events/request | wall us/request | wall ratio vs lone | CPU ratio vs lone |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-d=mooncake-disaggregated
-measure lone $d --set disaggregation=null --set cluster=null
-measure one-replica $d --set disaggregation=null --set cluster.replicas=1
-measure colocated-2 $d --set disaggregation=null --set cluster.replicas=2
-measure 1p1d $d
-measure 2p2d $d --set workload.time_scale=4 --set disaggregation.prefill=2 --set disaggregation.decode=2
-measure hbm-dram tiered-prefix-pool --set tiers.ssd.capacity_gib=0
-measure hbm-dram-ssd tiered-prefix-pool
+i=0
+while IFS=$'\t' read -r _ args <&3; do
+  i=$((i + 1))
+  measure "run$i" $args  # word splitting on purpose: one argument per word
+done 3< <(grep -v '^#' bench/cluster_runs.tsv)

@@ -12,10 +12,7 @@ kvsim="${1:-build}/cli/kvsim"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-median() {  # median wall seconds of a hyperfine JSON export
-  python3 -c 'import json, statistics, sys
-print("%.3f" % statistics.median(json.load(open(sys.argv[1]))["results"][0]["times"]))' "$1"
-}
+source bench/hyperfine_json.sh
 
 measure() {  # name runs args...: prints one table row
   local name=$1 runs=$2

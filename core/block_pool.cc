@@ -38,8 +38,7 @@ void BlockPool::share(BlockId block) {
 }
 
 BlockId BlockPool::allocate() {
-  KVSIM_CHECK(num_free_blocks() > 0, "allocate() from an empty pool");
-  const BlockId block = policy_->pop();
+  const BlockId block = policy_->pop();  // checks that the queue is not empty
   KVSIM_CHECK(blocks_[block].ref_count == 0, "the free queue held a block in use");
   blocks_[block].ref_count = 1;
   if (blocks_[block].hashed) {
@@ -69,8 +68,10 @@ void BlockPool::allocate(std::span<BlockId> out) {
     blocks_[block].ref_count = 1;
     if (!blocks_[block].hashed) continue;
     evicted[num_evicted++] = evict(block);
-    if (num_evicted == kSinkBatch) send_to_sink(std::span(evicted.data(), num_evicted));
-    num_evicted %= kSinkBatch;
+    if (num_evicted == kSinkBatch) {
+      send_to_sink(std::span(evicted.data(), num_evicted));
+      num_evicted = 0;
+    }
   }
   send_to_sink(std::span(evicted.data(), num_evicted));
 }

@@ -60,8 +60,7 @@ void FreeBlockQueue::remove(BlockId block) {
   links_[block].lane = kNotQueued;
   --lane.size;
   --size_;
-  if (links_[block].pos == lane.head) skip_stale(lane_index);
-  if (lane.size == 0) lane.head = lane.tail = 0;
+  if (links_[block].pos == lane.head) skip_stale(lane_index);  // an emptied lane: at its head
 }
 
 void FreeBlockQueue::skip_stale(uint32_t lane_index) {

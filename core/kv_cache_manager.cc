@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/check.h"
+#include "core/prefetch.h"
 
 namespace kvsim {
 namespace {
@@ -98,14 +99,9 @@ PrefixHit KvCacheManager::get_computed_blocks(RequestId id) const {
   const uint64_t max_blocks =
       std::min<uint64_t>(s.hashes.size(), (s.num_known_tokens - 1) / block_size_);
   PrefixHit hit;
-  constexpr uint32_t kAhead = 16;  // prefetch distance: a long prompt's lookups overlap
-  for (uint32_t i = 0; i < std::min<uint64_t>(kAhead, max_blocks); ++i) {
-    pool_.prefetch_cache_slot_of(s.hashes[i]);
-  }
+  const auto prefetch = [&](size_t i) { pool_.prefetch_cache_slot_of(s.hashes[i]); };
   for (; hit.num_blocks < max_blocks; ++hit.num_blocks) {
-    if (hit.num_blocks + kAhead < max_blocks) {
-      pool_.prefetch_cache_slot_of(s.hashes[hit.num_blocks + kAhead]);
-    }
+    prefetch_ahead<16>(hit.num_blocks, 0, max_blocks, prefetch);
     const std::optional<BlockId> block = pool_.find(s.hashes[hit.num_blocks]);
     if (!block) break;
     hit.num_free_blocks += pool_.ref_count(*block) == 0 ? 1 : 0;
@@ -197,9 +193,9 @@ BlockCopy KvCacheManager::copy_last_block(RequestState& s) {
 
 void KvCacheManager::register_full_blocks(RequestState& s) {
   const uint64_t limit = std::min<uint64_t>(s.num_tokens / block_size_, s.hashes.size());
-  constexpr uint32_t kAhead = 24;  // prefetch distance, in blocks (see FlatIdMap::prefetch)
+  const auto prefetch = [&](size_t i) { pool_.prefetch_cache_slot_of(s.hashes[i]); };
   for (uint32_t i = s.num_cached_blocks; i < limit; ++i) {
-    if (i + kAhead < limit) pool_.prefetch_cache_slot_of(s.hashes[i + kAhead]);
+    prefetch_ahead<24>(i, s.num_cached_blocks, limit, prefetch);
     const BlockId block = s.table[i];
     if (holds_block(block) && pool_.cache(block, s.hashes[i])) {
       log(CacheEventKind::kCache, s.id, block, i, s.hashes[i]);

@@ -11,10 +11,6 @@ constexpr double kMaxLatencyS = 10.0;
 
 }  // namespace
 
-double link_transfer_seconds(const LinkSpec& link, uint64_t bytes) {
-  return link.latency_s + static_cast<double>(bytes) / (link.bandwidth_gbps * 1e9);
-}
-
 StatusOr<LinkSpec> link_from_config(const ConfigNode& node, const std::string& default_name) {
   LinkSpec spec;
   spec.name = default_name;

@@ -9,7 +9,6 @@
 // carries a `source:` saying where its figures come from and how they were derived.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -25,9 +24,6 @@ struct LinkSpec {
   double bandwidth_gbps = 0;  // one direction, GB/s (10^9 bytes per second), > 0
   double latency_s = 0;       // fixed time per transfer (setup, first byte), seconds, >= 0
 };
-
-// The time one transfer of `bytes` takes on an idle link, seconds.
-double link_transfer_seconds(const LinkSpec& link, uint64_t bytes);
 
 // `default_name` is used when the map has no `name:` field (the preset's file stem).
 StatusOr<LinkSpec> link_from_config(const ConfigNode& node, const std::string& default_name);

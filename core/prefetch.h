@@ -5,6 +5,7 @@
 // which miss the cache on most lookups in a large pool). A prefetch never changes a result.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 
 namespace kvsim {
@@ -32,6 +33,18 @@ template <int kLocality = 3>
 inline void prefetch_bytes(const void* p, size_t bytes) {
   const char* c = static_cast<const char*>(p);
   for (size_t offset = 0; offset < bytes; offset += 64) prefetch_line<kLocality>(c + offset);
+}
+
+// For a loop over steps [begin, end) that each look something up by index: call it at the top
+// of step i. It prefetches step i + kAhead's lookup (and on the first step those of begin ..
+// begin + kAhead - 1), so that about kAhead lookups' cache misses are in flight at once.
+// `prefetch(j)` asks for step j's memory (e.g. a hash-table slot) and changes nothing.
+template <size_t kAhead, typename Prefetch>
+inline void prefetch_ahead(size_t i, size_t begin, size_t end, Prefetch&& prefetch) {
+  if (i == begin) {
+    for (size_t j = begin; j < std::min(end, begin + kAhead); ++j) prefetch(j);
+  }
+  if (i + kAhead < end) prefetch(i + kAhead);
 }
 
 }  // namespace kvsim

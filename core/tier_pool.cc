@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/check.h"
+#include "core/prefetch.h"
 
 namespace kvsim {
 
@@ -63,16 +64,13 @@ void TierPool::on_evicted(std::span<const BlockHash> hashes) {
 // with one allocate() (its evictions wait in outbox_), then put every block back in arrival
 // order. Held blocks cannot be evicted by the batch, nor can the batch's new ones.
 void TierPool::store_batch(std::span<const BlockHash> hashes) {
-  constexpr size_t kAhead = 16;  // prefetch distance, in blocks
   std::array<BlockId, kMaxBatch> slots;
   std::array<bool, kMaxBatch> resident;
   std::array<BlockId, kMaxBatch> room;
   size_t num_new = 0;
-  for (size_t i = 0; i < std::min(kAhead, hashes.size()); ++i) {
-    pool_.prefetch_cache_slot_of(hashes[i]);
-  }
+  const auto prefetch = [&](size_t i) { pool_.prefetch_cache_slot_of(hashes[i]); };
   for (size_t i = 0; i < hashes.size(); ++i) {
-    if (i + kAhead < hashes.size()) pool_.prefetch_cache_slot_of(hashes[i + kAhead]);
+    prefetch_ahead<16>(i, 0, hashes.size(), prefetch);
     const std::optional<BlockId> slot = pool_.find(hashes[i]);
     resident[i] = slot.has_value();
     if (resident[i]) {

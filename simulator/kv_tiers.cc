@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/check.h"
+#include "core/prefetch.h"
 
 namespace kvsim::sim {
 
@@ -38,10 +39,8 @@ bool ReplicaTiers::holds(BlockHash hash) const {
 LowerHit ReplicaTiers::find(std::span<const BlockHash> hashes, uint32_t begin,
                             uint32_t end) const {
   LowerHit hit;
-  constexpr uint32_t kAhead = 16;  // prefetch distance: a long run's lookups overlap
-  for (uint32_t i = begin; i < std::min(end, begin + kAhead); ++i) prefetch(hashes[i]);
   for (uint32_t i = begin; i < end; ++i) {
-    if (i + kAhead < end) prefetch(hashes[i + kAhead]);
+    prefetch_ahead<16>(i, begin, end, [&](size_t j) { prefetch(hashes[j]); });
     size_t t = 0;
     while (t < tiers_.size() && !tiers_[t]->contains(hashes[i])) ++t;
     if (t == tiers_.size()) break;

@@ -1,6 +1,7 @@
 #include "simulator/scheduler.h"
 
 #include <algorithm>
+#include <string>
 
 #include "simulator/request_hashes.h"
 
@@ -292,19 +293,18 @@ void Scheduler::swap_out_done(uint32_t slot) {
   swapped_.push_back(slot);
 }
 
-void Scheduler::swap_in_done(uint32_t slot) {
-  KVSIM_CHECK(num_swapping_in_ > 0, "swap-in end without a swap-in in flight");
-  --num_swapping_in_;
-  requests_->at(slot).phase = RequestPhase::kRunning;
+SimRequest& Scheduler::resume(uint32_t slot, size_t* in_flight, const char* what) {
+  KVSIM_CHECK(*in_flight > 0, std::string(what) + " end without one in flight");
+  --*in_flight;
+  SimRequest& request = requests_->at(slot);
+  request.phase = RequestPhase::kRunning;
   running_.push_back(slot);
+  return request;
 }
 
-void Scheduler::load_done(uint32_t slot) {
-  KVSIM_CHECK(num_loading_ > 0, "load end without a load in flight");
-  --num_loading_;
-  requests_->at(slot).phase = RequestPhase::kRunning;
-  running_.push_back(slot);
-}
+void Scheduler::swap_in_done(uint32_t slot) { resume(slot, &num_swapping_in_, "swap-in"); }
+
+void Scheduler::load_done(uint32_t slot) { resume(slot, &num_loading_, "load"); }
 
 void Scheduler::sent_done(uint32_t slot) {
   KVSIM_CHECK(num_sending_ > 0, "send end without a send in flight");
@@ -313,12 +313,7 @@ void Scheduler::sent_done(uint32_t slot) {
 }
 
 void Scheduler::receive_done(uint32_t slot) {
-  KVSIM_CHECK(num_receiving_ > 0, "receive end without a receive in flight");
-  --num_receiving_;
-  SimRequest& request = requests_->at(slot);
-  request.phase = RequestPhase::kRunning;
-  request.remote_kv = false;
-  running_.push_back(slot);
+  resume(slot, &num_receiving_, "receive").remote_kv = false;
 }
 
 void Scheduler::forget(uint32_t slot) {

@@ -162,6 +162,9 @@ class Scheduler {
            limits_.max_num_seqs;
   }
   uint64_t attended(uint64_t computed) const;
+  // A transfer the request waited for ended (*in_flight counts those of its kind): it joins
+  // the running batch. `what` names the transfer in the check's message.
+  SimRequest& resume(uint32_t slot, size_t* in_flight, const char* what);
   void add_chunk(uint32_t slot, uint64_t num_tokens, StepPlan* plan);
   // Tries to give the running request at `index` its tokens; false when it was preempted.
   bool schedule_running(size_t index, uint64_t* budget, StepPlan* plan);

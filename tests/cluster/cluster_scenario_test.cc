@@ -4,6 +4,7 @@
 // cluster scenario matching the lone engine's files.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include "core/link_spec.h"
 #include "core/presets.h"
 #include "simulator/cluster_summary.h"
+#include "simulator/kv_tiers.h"
 #include "simulator/simulation.h"
 #include "simulator/sweep_simulation.h"
 
@@ -169,7 +171,9 @@ TEST(ClusterScenario, EveryLinkPresetLoadsWithItsSource) {
   auto setup = prepare_simulation(*inline_link);
   ASSERT_TRUE(setup.is_ok()) << setup.status().message();
   EXPECT_DOUBLE_EQ(setup->cluster->link.bandwidth_gbps, 50);
-  EXPECT_DOUBLE_EQ(link_transfer_seconds(setup->cluster->link, 100'000'000), 2e-6 + 0.002);
+  const LinkSpec& link = setup->cluster->link;
+  EXPECT_EQ(transfer_ns(100'000'000, link.bandwidth_gbps * 1e9, std::llround(link.latency_s * 1e9)),
+            2'000 + 2'000'000);
 }
 
 std::string run_into(const Scenario& scenario, const fs::path& dir, bool chrome) {
