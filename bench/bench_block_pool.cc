@@ -1,6 +1,6 @@
 // The paged KV cache's hot paths: allocate + free cycles of 32-block requests, prefix hits on a
 // cached 32-block prefix, and forks with copy-on-write, for every eviction policy; plus the
-// raw BlockPool for reference.
+// raw BlockPool for reference, and a lower tier (TierPool) storing what HBM evicts.
 //
 // Counters:
 //   block_ops       block operations per second (one per block allocated, released, looked
@@ -17,8 +17,12 @@
 #include <cstdlib>
 #include <new>
 
+#include <string>
+
 #include "core/block_pool.h"
 #include "core/kv_cache_manager.h"
+#include "core/prefix_hash.h"
+#include "core/tier_pool.h"
 
 namespace {
 
@@ -61,8 +65,10 @@ KvCacheManager make_cache(int64_t policy) {
 
 // Runs `body` a few times untimed (so vectors reach their steady capacity), then times it and
 // reports block ops/s and allocations per block op.
+// `label`: the policy of state.range(0) unless given.
 template <typename Body>
-void run_timed(benchmark::State& state, uint64_t ops_per_iteration, Body body) {
+void run_timed(benchmark::State& state, uint64_t ops_per_iteration, Body body,
+               const std::string& label = "") {
   for (uint32_t i = 0; i < 2 * kPoolBlocks / kRequestBlocks; ++i) body();
   uint64_t allocations = 0;
   for (auto _ : state) {
@@ -73,7 +79,7 @@ void run_timed(benchmark::State& state, uint64_t ops_per_iteration, Body body) {
   const double ops = static_cast<double>(state.iterations() * ops_per_iteration);
   state.counters["block_ops"] = benchmark::Counter(ops, benchmark::Counter::kIsRate);
   state.counters["allocs_per_op"] = static_cast<double>(allocations) / ops;
-  state.SetLabel(kPolicies[state.range(0)]);
+  state.SetLabel(label.empty() ? kPolicies[state.range(0)] : label);
 }
 
 // add_request + allocate_slots(512 tokens) + free: 32 blocks allocated (each evicting a cached
@@ -165,6 +171,37 @@ void BM_PoolAllocateRelease(benchmark::State& state) {
   });
 }
 BENCHMARK(BM_PoolAllocateRelease)->DenseRange(0, 3);
+
+// A full lru tier of state.range(0) slots (149,796 and 1,198,372: tiered-prefix-pool's DRAM
+// and SSD) taking batches of 64 blocks evicted from above, 48 new and 16 already here
+// (refreshed), as the simulator's tiers do; block_ops counts blocks arriving. The tier's
+// evictions are dropped (no tier below). Tiers larger than the cache miss on most lookups:
+// this is the per-block cost that makes tiered simulations slower than HBM-only ones.
+void BM_TierStore(benchmark::State& state) {
+  const auto slots = static_cast<uint32_t>(state.range(0));
+  auto tier = std::move(kvsim::TierPool::create("dram", slots, "lru")).value();
+  constexpr uint32_t kBatch = 64;
+  constexpr uint32_t kNew = 48;
+  std::array<BlockHash, kBatch> batch{};
+  uint64_t next = 0;
+  const auto hash = [](uint64_t i) { return kvsim::hash_combine(kvsim::kPrefixHashSeed, i); };
+  while (next < slots) {  // fill it first, untimed
+    for (uint32_t i = 0; i < kBatch; ++i) batch[i] = hash(next++);
+    tier->on_evicted(batch);
+  }
+  uint64_t round = 0;
+  run_timed(
+      state, kBatch,
+      [&] {
+        for (uint32_t i = 0; i < kNew; ++i) batch[i] = hash(next++);
+        // Re-arrivals from the newest quarter of the tier, 16 distinct ones per batch.
+        const uint64_t base = next - kNew - slots / 4 + (round++ * 7919) % (slots / 4 - 2 * kBatch);
+        for (uint32_t i = kNew; i < kBatch; ++i) batch[i] = hash(base + (i - kNew) * 3);
+        tier->on_evicted(batch);
+      },
+      "lru tier, " + std::to_string(slots) + " slots");
+}
+BENCHMARK(BM_TierStore)->Arg(149'796)->Arg(1'198'372);
 
 }  // namespace
 
