@@ -16,7 +16,6 @@
 #include <array>
 #include <cstdlib>
 #include <new>
-
 #include <string>
 
 #include "core/block_pool.h"

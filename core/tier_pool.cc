@@ -46,10 +46,7 @@ void TierPool::refresh(BlockId slot) {
   pool_.release(slot);
 }
 
-void TierPool::store(BlockHash hash) {
-  store_batch(std::span(&hash, 1));
-  outbox_.send(next_);
-}
+void TierPool::store(BlockHash hash) { on_evicted(std::span(&hash, 1)); }
 
 void TierPool::on_evicted(std::span<const BlockHash> hashes) {
   const size_t batch = std::min<size_t>(kMaxBatch, num_slots());

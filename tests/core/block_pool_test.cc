@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "core/free_block_queue.h"
+#include "tests/core/eviction_recorder.h"
 
 namespace kvsim {
 namespace {
@@ -124,15 +125,6 @@ TEST_P(BlockPoolPolicyTest, FirstRegistrationOfAHashWins) {
   pool_.check_invariants();
 }
 
-// Records the hashes a pool evicts, batch by batch.
-class EvictedHashes final : public EvictionSink {
- public:
-  void on_evicted(std::span<const BlockHash> hashes) override {
-    all.insert(all.end(), hashes.begin(), hashes.end());
-  }
-  std::vector<BlockHash> all;
-};
-
 // allocate(span) is n allocate() calls: the same blocks, the same evictions in the same order,
 // on a pool large enough for the prefetch window and the sink's batches (64) to matter.
 TEST_P(BlockPoolPolicyTest, AllocatingManyAtOnceIsAllocatingOneByOne) {
@@ -142,7 +134,7 @@ TEST_P(BlockPoolPolicyTest, AllocatingManyAtOnceIsAllocatingOneByOne) {
   };
   BlockPool batched = make();
   BlockPool single = make();
-  EvictedHashes batched_evicted, single_evicted;
+  EvictionRecorder batched_evicted, single_evicted;
   batched.set_eviction_sink(&batched_evicted);
   single.set_eviction_sink(&single_evicted);
   std::vector<BlockId> held;
@@ -159,12 +151,12 @@ TEST_P(BlockPoolPolicyTest, AllocatingManyAtOnceIsAllocatingOneByOne) {
       batched.release(out[i]);
       single.release(out[i]);
     }
-    ASSERT_EQ(batched_evicted.all, single_evicted.all) << "round " << round;
+    ASSERT_EQ(batched_evicted.evicted, single_evicted.evicted) << "round " << round;
     batched.check_invariants();
   }
   const bool caching = std::string(GetParam().name) != "none";
   EXPECT_EQ(batched.num_evictions(), single.num_evictions());
-  EXPECT_EQ(batched_evicted.all.size() > 0, caching);
+  EXPECT_EQ(batched_evicted.evicted.size() > 0, caching);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryPolicy, BlockPoolPolicyTest, ::testing::ValuesIn(kExpectations),

@@ -7,17 +7,10 @@
 
 #include <vector>
 
+#include "tests/core/eviction_recorder.h"
+
 namespace kvsim {
 namespace {
-
-// Records what a tier evicts (the tier below, or the drop).
-class SinkRecorder final : public EvictionSink {
- public:
-  void on_evicted(std::span<const BlockHash> hashes) override {
-    evicted.insert(evicted.end(), hashes.begin(), hashes.end());
-  }
-  std::vector<BlockHash> evicted;
-};
 
 std::unique_ptr<TierPool> tier(uint32_t slots, const char* eviction = "lru") {
   auto made = TierPool::create("dram", slots, eviction);
@@ -27,7 +20,7 @@ std::unique_ptr<TierPool> tier(uint32_t slots, const char* eviction = "lru") {
 
 TEST(TierPool, LruEvictsTheLeastRecentlyStoredOrHitAndSendsItDown) {
   auto dram = tier(3);
-  SinkRecorder below;
+  EvictionRecorder below;
   dram->set_next(&below);
   for (BlockHash h : {1, 2, 3}) dram->store(h);
   EXPECT_EQ(dram->num_resident(), 3u);
@@ -52,7 +45,7 @@ TEST(TierPool, LruEvictsTheLeastRecentlyStoredOrHitAndSendsItDown) {
 
 TEST(TierPool, LfuKeepsTheMostHitBlocks) {
   auto dram = tier(3, "lfu");
-  SinkRecorder below;
+  EvictionRecorder below;
   dram->set_next(&below);
   for (BlockHash h : {1, 2, 3}) dram->store(h);
   dram->hit(1);
@@ -66,7 +59,7 @@ TEST(TierPool, LfuKeepsTheMostHitBlocks) {
 
 TEST(TierPool, FifoIgnoresHits) {
   auto dram = tier(2, "fifo");
-  SinkRecorder below;
+  EvictionRecorder below;
   dram->set_next(&below);
   dram->store(1);
   dram->store(2);
@@ -79,7 +72,7 @@ TEST(TierPool, FifoIgnoresHits) {
 TEST(TierPool, AChainOfTiersConservesBlocks) {
   auto dram = tier(4);
   auto ssd = tier(8);
-  SinkRecorder dropped;
+  EvictionRecorder dropped;
   dram->set_next(ssd.get());
   ssd->set_next(&dropped);
   uint64_t offered = 0;
@@ -107,7 +100,7 @@ TEST(TierPool, AChainOfTiersConservesBlocks) {
 // pushed out 1 before 1 arrived (1 stored again, evicting 2, then 6 evicting 3).
 TEST(TierPool, ABatchRefreshesItsResidentBlocksBeforeMakingRoom) {
   auto dram = tier(4);
-  SinkRecorder below;
+  EvictionRecorder below;
   dram->set_next(&below);
   for (BlockHash h : {1, 2, 3, 4}) dram->store(h);  // eviction order 1, 2, 3, 4
   const std::vector<BlockHash> batch = {5, 1, 6};
@@ -123,7 +116,7 @@ TEST(TierPool, ABatchRefreshesItsResidentBlocksBeforeMakingRoom) {
 // lfu: a batch never evicts its own new blocks, though they have the fewest uses.
 TEST(TierPool, AnLfuBatchDoesNotEvictItsOwnBlocks) {
   auto dram = tier(3, "lfu");
-  SinkRecorder below;
+  EvictionRecorder below;
   dram->set_next(&below);
   for (BlockHash h : {1, 2, 3}) dram->store(h);
   for (BlockHash h : {1, 2, 3}) dram->hit(h);  // every resident block has 2 uses
@@ -139,7 +132,7 @@ TEST(TierPool, AnLfuBatchDoesNotEvictItsOwnBlocks) {
 TEST(TierPool, LongBatchesAreSplitAndConserveBlocks) {
   for (uint32_t slots : {3u, 50u, 200u}) {
     auto dram = tier(slots);
-    SinkRecorder below;
+    EvictionRecorder below;
     dram->set_next(&below);
     std::vector<BlockHash> batch;
     for (BlockHash h = 0; h < 1000; ++h) batch.push_back(h);
