@@ -13,8 +13,8 @@
 #include "core/data_dir.h"
 #include "core/presets.h"
 #include "core/text_format.h"
-#include "simulator/cluster_summary.h"
-#include "simulator/progress_bar.h"
+#include "simulator/cluster/cluster_summary.h"
+#include "cli/progress_bar.h"
 #include "simulator/simulation.h"
 
 namespace kvsim::cli {

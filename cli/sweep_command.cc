@@ -1,5 +1,5 @@
 // kvsim sweep: runs a batch of simulations (or PPL measurements) described by a sweep file
-// (simulator/sweep_spec.h) — in parallel, crash-safe, resumable and shardable — and
+// (simulator/sweep/sweep_spec.h) — in parallel, crash-safe, resumable and shardable — and
 // `kvsim sweep merge` joins the folders of a sharded sweep.
 #include <unistd.h>
 
@@ -10,9 +10,9 @@
 
 #include "cli/command.h"
 #include "kernels/ppl_job.h"
-#include "simulator/sweep_merge.h"
-#include "simulator/sweep_runner.h"
-#include "simulator/sweep_simulation.h"
+#include "simulator/sweep/sweep_merge.h"
+#include "simulator/sweep/sweep_runner.h"
+#include "simulator/sweep/sweep_simulation.h"
 
 namespace kvsim::cli {
 namespace {

@@ -2,7 +2,7 @@
 // file, the main fields a user edits, and the edited tree to run or save.
 //
 // Edits go through the simulator's own `--set` path: each changed field becomes
-// apply_override(tree, "key=value") (simulator/scenario.h) and the result is checked by
+// apply_override(tree, "key=value") (simulator/scenario/scenario.h) and the result is checked by
 // scenario_from_config(), so a bad value is reported exactly as `kvsim simulate --set` reports
 // it. Only fields whose text differs from the opened scenario's are applied, so saving an
 // unedited scenario writes the tree it was read from (core/yaml_io.h to_yaml).
@@ -15,7 +15,7 @@
 
 #include "core/config_node.h"
 #include "core/status.h"
-#include "simulator/scenario.h"
+#include "simulator/scenario/scenario.h"
 
 namespace kvsim::gui {
 

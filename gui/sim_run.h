@@ -2,13 +2,13 @@
 // run_simulation() returned, the time series and the per-request latencies recorded by a
 // SimObserver while it ran. Qt-free; runs on the JobRunner's worker thread.
 //
-// The series follow timeseries.csv's rows (simulator/timeseries_writer.h), so the GUI's curves
+// The series follow timeseries.csv's rows (simulator/output/timeseries_writer.h), so the GUI's curves
 // are the file's columns: row k stands for time k x interval, the engine's state after the last
 // iteration that ended at or before it; the token rates count the tokens of the iterations that
 // ended in ((k-1) interval, k interval], divided by the interval:
 //   tokens_per_s         prefill + decode tokens computed (timeseries.csv's tokens_per_s)
 //   output_tokens_per_s  output tokens sampled
-// The latencies are those summarize_latencies() summarizes (simulator/metrics.h), sorted:
+// The latencies are those summarize_latencies() summarizes (simulator/output/metrics.h), sorted:
 //   ttft_s  first token - arrival;  tpot_s  (finish - first token) / (output tokens - 1),
 // finished requests only, TPOT for requests with at least two output tokens.
 #pragma once
@@ -22,9 +22,9 @@
 
 #include "core/config_node.h"
 #include "core/status.h"
-#include "simulator/metrics.h"
-#include "simulator/scenario.h"
-#include "simulator/sim_observer.h"
+#include "simulator/output/metrics.h"
+#include "simulator/scenario/scenario.h"
+#include "simulator/engine/sim_observer.h"
 
 namespace kvsim::gui {
 
@@ -81,7 +81,7 @@ struct SimRun {
 std::vector<double> empirical_cdf(size_t n);
 
 // The summary as the CLI's summary.json has it, flattened to dotted keys
-// (simulator/metrics.h summary_to_json + flatten_json), each value as JSON text.
+// (simulator/output/metrics.h summary_to_json + flatten_json), each value as JSON text.
 std::vector<std::pair<std::string, std::string>> summary_fields(const sim::Summary& summary);
 
 // Builds the scenario from `tree` (name, base_dir as scenario_from_config), runs it with no

@@ -7,13 +7,13 @@
 
 #include "core/preset_loader.h"
 #include "core/presets.h"
-#include "simulator/atomic_file.h"
-#include "simulator/calibration_table.h"
-#include "simulator/chrome_trace_writer.h"
-#include "simulator/cluster_simulation.h"
-#include "simulator/requests_csv_writer.h"
-#include "simulator/timeseries_writer.h"
-#include "simulator/trace_source.h"
+#include "simulator/io/atomic_file.h"
+#include "simulator/cost/calibration_table.h"
+#include "simulator/output/chrome_trace_writer.h"
+#include "simulator/setup/cluster_simulation.h"
+#include "simulator/output/requests_csv_writer.h"
+#include "simulator/output/timeseries_writer.h"
+#include "simulator/workload/trace_source.h"
 
 namespace kvsim::sim {
 namespace {

@@ -14,7 +14,7 @@
 //   context       the model's max_position_embeddings
 // Files (when an output folder is given): DIR/summary.json, DIR/requests.csv,
 // DIR/timeseries.csv; the Chrome trace wherever it is asked for. A cluster scenario
-// (Scenario::is_cluster) runs through simulator/cluster_simulation.h instead.
+// (Scenario::is_cluster) runs through simulator/setup/cluster_simulation.h instead.
 #pragma once
 
 #include <atomic>
@@ -28,10 +28,10 @@
 #include "core/device_spec.h"
 #include "core/model_spec.h"
 #include "core/retention_policy.h"
-#include "simulator/cluster_setup.h"
-#include "simulator/engine.h"
-#include "simulator/metrics.h"
-#include "simulator/scenario.h"
+#include "simulator/setup/cluster_setup.h"
+#include "simulator/engine/engine.h"
+#include "simulator/output/metrics.h"
+#include "simulator/scenario/scenario.h"
 
 namespace kvsim::sim {
 

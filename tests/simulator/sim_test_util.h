@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "simulator/cost_model.h"
-#include "simulator/engine.h"
-#include "simulator/request.h"
+#include "simulator/engine/cost_model.h"
+#include "simulator/engine/engine.h"
+#include "simulator/engine/request.h"
 
 namespace kvsim::sim::testing {
 

@@ -1,0 +1,145 @@
+#include "simulator/cluster/cluster_writers.h"
+
+#include "simulator/cluster/cluster_summary.h"
+
+namespace kvsim::sim {
+namespace {
+
+double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
+
+const char* transfer_kind_name(const TransferRecord& t) {
+  switch (t.kind) {
+    case TransferKind::kSwap:
+      return t.to_host ? "swap_out" : "swap_in";
+    case TransferKind::kTierLoad:
+      return "tier_load";
+    case TransferKind::kKv:
+      return "kv";
+  }
+  return "";
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<ClusterTimeseriesWriter>> ClusterTimeseriesWriter::create(
+    const std::string& dir, int64_t interval_ns, const Cluster* cluster) {
+  KVSIM_CHECK(interval_ns > 0, "time-series interval must be positive");
+  KVSIM_ASSIGN_OR_RETURN(auto replicas, OutputFile::create(dir + "/replicas.csv"));
+  replicas->write(
+      "time_s,replica,role,kv_blocks_used,kv_blocks_cached_free,kv_blocks_free,running,waiting,"
+      "swapped,in_transit,outstanding_tokens,tokens_per_s\n");
+  std::unique_ptr<OutputFile> tiers;
+  if (!cluster->tiers().empty()) {
+    KVSIM_ASSIGN_OR_RETURN(tiers, OutputFile::create(dir + "/tiers.csv"));
+    tiers->write("time_s,tier,pool,slots,resident_blocks,usage\n");
+  }
+  return std::unique_ptr<ClusterTimeseriesWriter>(
+      new ClusterTimeseriesWriter(std::move(replicas), std::move(tiers), interval_ns, cluster));
+}
+
+ClusterTimeseriesWriter::ClusterTimeseriesWriter(std::unique_ptr<OutputFile> replicas,
+                                                 std::unique_ptr<OutputFile> tiers,
+                                                 int64_t interval_ns, const Cluster* cluster)
+    : replicas_(std::move(replicas)),
+      tiers_(std::move(tiers)),
+      cluster_(cluster),
+      interval_ns_(interval_ns),
+      next_row_ns_(interval_ns),
+      last_tokens_(cluster->num_replicas(), 0) {}
+
+void ClusterTimeseriesWriter::emit_rows_until(int64_t time_ns, bool inclusive) {
+  while (next_row_ns_ < time_ns || (inclusive && next_row_ns_ == time_ns)) {
+    emit_row(next_row_ns_);
+    next_row_ns_ += interval_ns_;
+  }
+}
+
+void ClusterTimeseriesWriter::emit_row(int64_t time_ns) {
+  const double time_s = seconds(time_ns);
+  for (size_t r = 0; r < cluster_->num_replicas(); ++r) {
+    const Engine& engine = cluster_->replica(r);
+    const EngineSnapshot s = engine.snapshot();
+    OutputFile& f = *replicas_;
+    f.write_double(time_s);
+    f.write(",");
+    f.write(cluster_->replica_config(r).name);
+    f.write(",");
+    f.write(engine_role_name(engine.config().scheduler.role));
+    for (uint64_t value :
+         {uint64_t{s.kv_blocks_used}, uint64_t{s.kv_blocks_cached_free}, uint64_t{s.kv_blocks_free},
+          uint64_t{s.running}, uint64_t{s.waiting}, uint64_t{s.swapped},
+          uint64_t{engine.scheduler().num_in_transit()}, engine.outstanding_tokens()}) {
+      f.write(",");
+      f.write_uint(value);
+    }
+    const uint64_t tokens = engine.stats().tokens_done;
+    f.write(",");
+    f.write_double(static_cast<double>(tokens - last_tokens_[r]) / seconds(interval_ns_));
+    f.write("\n");
+    last_tokens_[r] = tokens;
+  }
+  if (tiers_ == nullptr) return;
+  for (const TierInstance& tier : cluster_->tiers()) {
+    OutputFile& f = *tiers_;
+    f.write_double(time_s);
+    f.write(",");
+    f.write(tier.pool->name());
+    f.write(",");
+    f.write(tier.owner < 0 ? "shared" : cluster_->replica_config(tier.owner).name);
+    f.write(",");
+    f.write_uint(tier.pool->num_slots());
+    f.write(",");
+    f.write_uint(tier.pool->num_resident());
+    f.write(",");
+    f.write_double(static_cast<double>(tier.pool->num_resident()) / tier.pool->num_slots());
+    f.write("\n");
+  }
+}
+
+Status ClusterTimeseriesWriter::finish(const EngineSnapshot& last) {
+  emit_rows_until(last.time_ns, /*inclusive=*/true);
+  // The partial last window, so the run's end is visible.
+  bool pending = false;
+  for (size_t r = 0; r < cluster_->num_replicas(); ++r) {
+    pending = pending || cluster_->replica(r).stats().tokens_done > last_tokens_[r];
+  }
+  if (pending) emit_rows_until(next_row_ns_, /*inclusive=*/true);
+  Status status = replicas_->close();
+  if (tiers_ != nullptr) {
+    const Status closed = tiers_->close();
+    if (status.is_ok()) status = closed;
+  }
+  return status;
+}
+
+StatusOr<std::unique_ptr<TransfersCsvWriter>> TransfersCsvWriter::create(const std::string& path) {
+  KVSIM_ASSIGN_OR_RETURN(auto file, OutputFile::create(path));
+  file->write("kind,request_id,from,to,tier,bytes,ready_s,start_s,end_s\n");
+  return std::unique_ptr<TransfersCsvWriter>(new TransfersCsvWriter(std::move(file)));
+}
+
+void TransfersCsvWriter::on_transfer(const TransferRecord& t) {
+  OutputFile& f = *file_;
+  f.write(transfer_kind_name(t));
+  f.write(",");
+  f.write_uint(t.request_id);
+  f.write(",");
+  f.write_int(t.from_replica);
+  f.write(",");
+  f.write_int(t.to_replica);
+  f.write(",");
+  if (t.tier >= 0) f.write_int(t.tier);
+  f.write(",");
+  f.write_uint(t.bytes);
+  f.write(",");
+  f.write_double(seconds(t.ready_ns));
+  f.write(",");
+  f.write_double(seconds(t.start_ns));
+  f.write(",");
+  f.write_double(seconds(t.end_ns));
+  f.write("\n");
+}
+
+Status TransfersCsvWriter::finish(const EngineSnapshot& /*last*/) { return file_->close(); }
+
+}  // namespace kvsim::sim

@@ -1,0 +1,456 @@
+#include "simulator/engine/engine.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "simulator/engine/request_hashes.h"
+
+namespace kvsim::sim {
+namespace {
+
+uint64_t ceil_div_u64(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config,
+                                                 std::unique_ptr<CostModel> cost_model,
+                                                 std::unique_ptr<RequestSource> source) {
+  KVSIM_CHECK(cost_model != nullptr && source != nullptr, "engine needs a cost model and a source");
+  if (config.scheduler.preemption == PreemptionMode::kSwap && !(config.host_link_bytes_per_s > 0)) {
+    return Status::invalid_argument(
+        "swap preemption needs the device's host_link_gbps (the link swaps travel over)");
+  }
+  KVSIM_ASSIGN_OR_RETURN(KvCacheManager cache, KvCacheManager::create(config.cache));
+  return std::unique_ptr<Engine>(new Engine(config, std::move(cache), std::move(cost_model),
+                                            std::move(source), nullptr, nullptr));
+}
+
+StatusOr<std::unique_ptr<Engine>> Engine::create_replica(const EngineConfig& config,
+                                                         std::unique_ptr<CostModel> cost_model,
+                                                         EventQueue* events, EngineHost* host) {
+  KVSIM_CHECK(cost_model != nullptr && events != nullptr, "a replica needs a cost model and a queue");
+  KVSIM_CHECK(host != nullptr || config.scheduler.role == EngineRole::kColocated,
+              "a prefill or decode replica needs its cluster");
+  if (config.scheduler.preemption == PreemptionMode::kSwap && !(config.host_link_bytes_per_s > 0)) {
+    return Status::invalid_argument(
+        "swap preemption needs the device's host_link_gbps (the link swaps travel over)");
+  }
+  KVSIM_ASSIGN_OR_RETURN(KvCacheManager cache, KvCacheManager::create(config.cache));
+  return std::unique_ptr<Engine>(
+      new Engine(config, std::move(cache), std::move(cost_model), nullptr, events, host));
+}
+
+Engine::Engine(const EngineConfig& config, KvCacheManager cache,
+               std::unique_ptr<CostModel> cost_model, std::unique_ptr<RequestSource> source,
+               EventQueue* events, EngineHost* host)
+    : config_(config),
+      cache_(std::move(cache)),
+      cost_model_(std::move(cost_model)),
+      source_(std::move(source)),
+      scheduler_(config.scheduler, &cache_, &requests_),
+      events_(events != nullptr ? events : &own_events_),
+      host_(host) {}
+
+void Engine::set_tiers(ReplicaTiers* tiers) {
+  tiers_ = tiers != nullptr && tiers->size() > 0 ? tiers : nullptr;
+  scheduler_.set_tiers(tiers_);
+  cache_.set_eviction_sink(tiers_ != nullptr ? tiers_->top() : nullptr);
+}
+
+EngineSnapshot Engine::snapshot() const {
+  EngineSnapshot s;
+  s.time_ns = events_->now_ns();
+  const BlockPool& pool = cache_.pool();
+  s.kv_blocks_used = pool.num_used_blocks();
+  s.kv_blocks_cached_free = pool.num_cached_free_blocks();
+  s.kv_blocks_free = pool.num_free_blocks() - pool.num_cached_free_blocks();
+  s.running = static_cast<uint32_t>(scheduler_.num_running());
+  s.waiting = static_cast<uint32_t>(scheduler_.num_waiting());
+  s.swapped = static_cast<uint32_t>(scheduler_.num_swapped());
+  s.in_system = in_system_;
+  return s;
+}
+
+Status Engine::pull_next_arrival() {
+  KVSIM_ASSIGN_OR_RETURN(has_next_, source_->next(&next_));
+  if (has_next_) {
+    events_->push(std::max(next_.arrival_ns, events_->now_ns()), EventKind::kArrival, 0,
+                  config_.replica);
+  }
+  return Status::ok();
+}
+
+void Engine::advance_clock(int64_t time_ns) {
+  const auto dt = static_cast<long double>(time_ns - clock_ns_);
+  stats_.kv_used_block_ns += dt * cache_.pool().num_used_blocks();
+  stats_.in_system_ns += dt * static_cast<long double>(in_system_);
+  clock_ns_ = time_ns;
+}
+
+Status stop_status(const std::atomic<bool>* stop, uint64_t events) {
+  if (stop == nullptr || !stop->load(std::memory_order_relaxed)) return Status();
+  return Status::cancelled("simulation cancelled at " + std::to_string(events) + " events");
+}
+
+Status Engine::run() {
+  KVSIM_CHECK(source_ != nullptr, "run() of a cluster's replica (the cluster runs it)");
+  KVSIM_RETURN_IF_ERROR(pull_next_arrival());
+  while (!events_->empty()) {
+    const int64_t now = events_->top().time_ns;
+    begin_instant(now);
+    while (!events_->empty() && events_->top().time_ns == now) {
+      handle(events_->pop());
+      KVSIM_RETURN_IF_ERROR(source_status_);
+    }
+    end_instant();
+    if (stats_.events >= next_progress_events_) {
+      next_progress_events_ = stats_.events + config_.progress_every_events;
+      if (progress_) report_progress();
+      KVSIM_RETURN_IF_ERROR(stop_status(stop_, stats_.events));
+    }
+  }
+  mark_end(events_->now_ns());
+  const Status status = finish_observers(observers_, snapshot());
+  if (progress_) report_progress();
+  return status;
+}
+
+void Engine::handle(const Event& event) {
+  ++stats_.events;
+  switch (event.kind) {
+    case EventKind::kArrival:
+      handle_arrival();
+      break;
+    case EventKind::kIterationEnd:
+      handle_iteration_end();
+      break;
+    case EventKind::kSwapEnd:
+      handle_swap_end(static_cast<uint32_t>(event.payload));
+      break;
+    case EventKind::kLoadEnd:
+      handle_load_end(static_cast<uint32_t>(event.payload));
+      break;
+    case EventKind::kKvTransferEnd:
+      KVSIM_CHECK(false, "a KV transfer event went to an engine (the cluster handles them)");
+  }
+}
+
+// Blocks at the request's peak here: P + O - 1 tokens, or P on a prefill-only instance (it
+// hands the request on after the first token); bounded by a sink + window policy.
+uint64_t Engine::peak_blocks_needed(uint32_t prompt_tokens, uint32_t output_tokens) const {
+  const uint64_t block = config_.cache.block_size;
+  const SchedulerLimits& limits = config_.scheduler;
+  const uint64_t peak_tokens = limits.role == EngineRole::kPrefill
+                                   ? uint64_t{prompt_tokens}
+                                   : uint64_t{prompt_tokens} + output_tokens - 1;
+  const uint64_t full = ceil_div_u64(peak_tokens, block);
+  if (limits.attention_window_tokens == 0) return full;
+  const uint64_t chunk = limits.chunked_prefill
+                             ? std::min<uint64_t>(prompt_tokens, limits.max_num_batched_tokens)
+                             : prompt_tokens;
+  const uint64_t bounded = ceil_div_u64(limits.attention_sink_tokens, block) +
+                           ceil_div_u64(limits.attention_window_tokens + chunk, block) + 2;
+  return std::min(full, bounded);
+}
+
+std::optional<DropReason> Engine::arrival_drop_reason(uint32_t prompt_tokens,
+                                                      uint32_t output_tokens) const {
+  if (config_.max_model_len > 0 &&
+      uint64_t{prompt_tokens} + output_tokens > config_.max_model_len) {
+    return DropReason::kTooLong;
+  }
+  if (!config_.scheduler.chunked_prefill && config_.scheduler.role != EngineRole::kDecode &&
+      prompt_tokens > config_.scheduler.max_num_batched_tokens) {
+    return DropReason::kBudget;
+  }
+  if (peak_blocks_needed(prompt_tokens, output_tokens) > config_.cache.num_blocks) {
+    return DropReason::kTooLarge;
+  }
+  return std::nullopt;
+}
+
+void Engine::drop_before_admission(RequestRecord record, DropReason reason) {
+  ++stats_.dropped[static_cast<int>(reason)];
+  record.replica = static_cast<int32_t>(config_.replica);
+  for (SimObserver* observer : observers_) observer->on_request_dropped(record, reason);
+}
+
+bool Engine::admit(const RequestSpec& spec, const std::vector<BlockHash>* hashes) {
+  ++stats_.arrivals;
+  if (const auto reason = arrival_drop_reason(spec.prompt_tokens, spec.output_tokens)) {
+    RequestRecord record;
+    record.id = spec.id;
+    record.arrival_ns = spec.arrival_ns;
+    record.prompt_tokens = spec.prompt_tokens;
+    record.output_tokens = spec.output_tokens;
+    drop_before_admission(record, *reason);
+    return false;
+  }
+  SimRequest request;
+  request.id = spec.id;
+  request.prompt_tokens = spec.prompt_tokens;
+  request.output_tokens = spec.output_tokens;
+  request.arrival_ns = events_->now_ns();
+  if (!config_.scheduler.prefix_caching) {
+    hashes_.clear();
+  } else if (hashes != nullptr) {
+    hashes_ = *hashes;
+  } else {
+    prompt_block_hashes(spec, config_.cache.block_size, &hashes_);
+  }
+  request.num_hashes = static_cast<uint32_t>(hashes_.size());
+  cache_.add_request(request.id, request.prompt_tokens, hashes_);
+  request.phase = RequestPhase::kWaiting;
+  scheduler_.add_waiting(requests_.add(request));
+  ++in_system_;
+  return true;
+}
+
+void Engine::handle_arrival() {
+  admit(next_);
+  source_status_ = pull_next_arrival();
+}
+
+RequestRecord Engine::record_of(const SimRequest& request) const {
+  RequestRecord record;
+  record.id = request.id;
+  record.arrival_ns = request.arrival_ns;
+  record.first_scheduled_ns = request.first_scheduled_ns;
+  record.first_token_ns = request.first_token_ns;
+  record.finish_ns = events_->now_ns();
+  record.prompt_tokens = request.prompt_tokens;
+  record.output_tokens = request.output_tokens;
+  record.cached_prompt_tokens = request.cached_prompt_tokens;
+  record.preemptions = request.preemptions;
+  record.replica = static_cast<int32_t>(config_.replica);
+  record.prefill_replica =
+      request.prefill_replica >= 0 ? request.prefill_replica : record.replica;
+  record.prefilled_ns = request.prefilled_ns;
+  record.kv_arrived_ns = request.kv_arrived_ns;
+  for (int t = 0; t < kMaxLowerTiers; ++t) record.lower_hit_tokens[t] = request.lower_hit_tokens[t];
+  return record;
+}
+
+void Engine::handle_iteration_end() {
+  busy_ = false;
+  scheduler_.complete(plan_, &result_);
+  const int64_t now = events_->now_ns();
+  for (uint32_t slot : result_.first_tokens) requests_.at(slot).first_token_ns = now;
+  stats_.output_tokens += result_.output_tokens;
+  stats_.tokens_done += iteration_.shape.new_tokens;
+  for (uint32_t slot : result_.finished) {
+    const RequestRecord record = record_of(requests_.at(slot));
+    for (SimObserver* observer : observers_) observer->on_request_finished(record);
+    requests_.release(slot);
+    ++stats_.completed;
+    --in_system_;
+  }
+  for (uint32_t slot : result_.prefilled) {
+    requests_.at(slot).prefilled_ns = now;
+    ++stats_.handed_off;
+    host_->on_prefilled(config_.replica, slot);
+  }
+  iteration_.output_tokens = result_.output_tokens;
+  const EngineSnapshot after = snapshot();
+  for (SimObserver* observer : observers_) observer->on_iteration(iteration_, after);
+}
+
+void Engine::handle_swap_end(uint32_t slot) {
+  if (requests_.at(slot).phase == RequestPhase::kSwappingOut) {
+    scheduler_.swap_out_done(slot);
+  } else {
+    scheduler_.swap_in_done(slot);
+  }
+}
+
+void Engine::handle_load_end(uint32_t slot) {
+  SimRequest& request = requests_.at(slot);
+  KVSIM_CHECK(request.pending_loads > 0, "load end of a request with no load in flight");
+  if (--request.pending_loads == 0) scheduler_.load_done(slot);
+}
+
+void Engine::record_drop(uint32_t slot, DropReason reason) {
+  ++stats_.dropped[static_cast<int>(reason)];
+  const SimRequest& request = requests_.at(slot);
+  RequestRecord record = record_of(request);
+  record.finish_ns = -1;
+  for (SimObserver* observer : observers_) observer->on_request_dropped(record, reason);
+  if (request.remote_kv) host_->on_remote_dropped(config_.replica, request);
+  scheduler_.forget(slot);
+  requests_.release(slot);
+  --in_system_;
+}
+
+// Starts the plan's swap transfers and tier loads and reports blocks ready for remote KV;
+// returns when the last swap-out ends (or now).
+int64_t Engine::start_transfers() {
+  const int64_t now = events_->now_ns();
+  int64_t stall_until = now;
+  const auto transfer = [&](uint32_t slot, uint64_t bytes, bool to_host) {
+    int64_t& link_free = to_host ? to_host_free_ns_ : to_device_free_ns_;
+    const int64_t start = std::max(now, link_free);
+    const auto ns = static_cast<int64_t>(
+        std::ceil(static_cast<double>(bytes) / config_.host_link_bytes_per_s * 1e9));
+    link_free = start + ns;
+    events_->push(link_free, EventKind::kSwapEnd, slot, config_.replica);
+    (to_host ? stats_.swap_out_bytes : stats_.swap_in_bytes) += bytes;
+    TransferRecord record{requests_.at(slot).id, to_host, start, link_free, bytes};
+    record.ready_ns = now;
+    record.from_replica = record.to_replica = static_cast<int32_t>(config_.replica);
+    for (SimObserver* observer : observers_) observer->on_transfer(record);
+    return link_free;
+  };
+  for (const auto& [slot, bytes] : plan_.swapped_out) {
+    stall_until = std::max(stall_until, transfer(slot, bytes, true));
+  }
+  for (const auto& [slot, bytes] : plan_.swapped_in) transfer(slot, bytes, false);
+  stats_.preemptions_swap += plan_.swapped_out.size();
+  stats_.preemptions_recompute += plan_.preempted.size();
+  for (const auto& [slot, lower] : plan_.loads) start_loads(slot, lower);
+  for (const auto& [slot, num_blocks] : plan_.receiving) {
+    requests_.at(slot).kv_ready_ns = now;
+    host_->on_receive_ready(config_.replica, slot, num_blocks);
+  }
+  return stall_until;
+}
+
+// One load per tier the hit reaches into, each on the replica's path from that tier.
+void Engine::start_loads(uint32_t slot, const LowerHit& lower) {
+  SimRequest& request = requests_.at(slot);
+  const int64_t now = events_->now_ns();
+  for (size_t t = 0; t < tiers_->size(); ++t) {
+    if (lower.per_tier[t] == 0) continue;
+    const auto [start, end] = tiers_->load(t, lower.per_tier[t], now);
+    events_->push(end, EventKind::kLoadEnd, slot, config_.replica);
+    ++request.pending_loads;
+    TransferRecord record;
+    record.request_id = request.id;
+    record.to_host = false;
+    record.kind = TransferKind::kTierLoad;
+    record.ready_ns = now;
+    record.start_ns = start;
+    record.end_ns = end;
+    record.bytes = uint64_t{lower.per_tier[t]} * tiers_->bytes_per_block();
+    record.tier = static_cast<int32_t>(t);
+    record.from_replica = record.to_replica = static_cast<int32_t>(config_.replica);
+    for (SimObserver* observer : observers_) observer->on_transfer(record);
+  }
+}
+
+bool Engine::admit_remote(const SimRequest& sent, uint32_t from_replica, uint32_t from_slot,
+                          std::span<const BlockHash> hashes) {
+  KVSIM_CHECK(config_.scheduler.role == EngineRole::kDecode, "admit_remote() off a decode role");
+  SimRequest request;
+  request.id = sent.id;
+  request.prompt_tokens = sent.prompt_tokens;
+  request.output_tokens = sent.output_tokens;
+  request.arrival_ns = sent.arrival_ns;
+  request.first_scheduled_ns = sent.first_scheduled_ns;
+  request.first_token_ns = sent.first_token_ns;
+  request.cached_prompt_tokens = sent.cached_prompt_tokens;
+  request.preemptions = sent.preemptions;
+  for (int t = 0; t < kMaxLowerTiers; ++t) request.lower_hit_tokens[t] = sent.lower_hit_tokens[t];
+  request.prefilled_ns = sent.prefilled_ns;
+  request.prefill_replica = static_cast<int32_t>(from_replica);
+  request.peer_slot = from_slot;
+  if (const auto reason = arrival_drop_reason(sent.prompt_tokens, sent.output_tokens)) {
+    RequestRecord record = record_of(request);
+    record.finish_ns = -1;
+    drop_before_admission(record, *reason);
+    return false;
+  }
+  request.generated = 1;
+  request.high_water = request.prompt_tokens;  // its prompt is done (elsewhere)
+  request.prompt_done = request.prompt_tokens;
+  request.admitted = true;
+  request.remote_kv = true;
+  if (!config_.scheduler.prefix_caching) hashes = {};
+  request.num_hashes = static_cast<uint32_t>(hashes.size());
+  cache_.add_request(request.id, request.prompt_tokens, hashes);
+  scheduler_.add_waiting(requests_.add(request));
+  ++stats_.received;
+  ++in_system_;
+  return true;
+}
+
+void Engine::release_sent(uint32_t slot) {
+  scheduler_.sent_done(slot);
+  requests_.release(slot);
+  --in_system_;
+}
+
+void Engine::receive_done(uint32_t slot) {
+  requests_.at(slot).kv_arrived_ns = events_->now_ns();
+  scheduler_.receive_done(slot);
+}
+
+void Engine::mark_end(int64_t now_ns) {
+  KVSIM_CHECK(scheduler_.idle(), "the event queue ran dry with requests left");
+  KVSIM_CHECK(scheduler_.outstanding_tokens() == 0, "outstanding tokens left after the run");
+  stats_.last_event_ns = now_ns;
+}
+
+void Engine::start_batch(int64_t start_ns) {
+  const int64_t duration = cost_model_->iteration_ns(plan_.shape);
+  KVSIM_CHECK(duration > 0, "a cost model returned a non-positive iteration time");
+  iteration_ = IterationRecord{};
+  iteration_.index = stats_.iterations++;
+  iteration_.replica = config_.replica;
+  iteration_.decided_ns = events_->now_ns();
+  iteration_.start_ns = start_ns;
+  iteration_.end_ns = start_ns + duration;
+  iteration_.shape = plan_.shape;
+  for (uint32_t slot : plan_.admitted) requests_.at(slot).first_scheduled_ns = start_ns;
+  stats_.prefill_tokens += plan_.shape.prefill_tokens;
+  stats_.decode_tokens += plan_.shape.decode_tokens;
+  stats_.recomputed_tokens += plan_.recomputed_tokens;
+  stats_.busy_ns += duration;
+  stats_.kv_blocks_peak = std::max(stats_.kv_blocks_peak, cache_.pool().num_used_blocks());
+  events_->push(iteration_.end_ns, EventKind::kIterationEnd, iteration_.index, config_.replica);
+  busy_ = true;
+}
+
+void Engine::try_start_iteration() {
+  for (;;) {
+    scheduler_.schedule(&plan_);
+    for (uint32_t slot : plan_.dropped) record_drop(slot, DropReason::kNeverFits);
+    const int64_t start = start_transfers();
+    stats_.kv_blocks_peak = std::max(stats_.kv_blocks_peak, cache_.pool().num_used_blocks());
+    if (plan_.has_work()) {
+      start_batch(start);
+      return;
+    }
+    if (scheduler_.num_in_transit() > 0 || scheduler_.idle()) return;
+    if (!plan_.dropped.empty() || !plan_.preempted.empty()) continue;
+    // Nothing runs, nothing moves, yet requests wait: the head can never be scheduled.
+    const int64_t slot = scheduler_.drop_head();
+    KVSIM_CHECK(slot >= 0, "stuck scheduler with empty queues");
+    record_drop(static_cast<uint32_t>(slot), DropReason::kNeverFits);
+  }
+}
+
+void Engine::report_progress() {
+  Progress p;
+  p.sim_time_ns = events_->now_ns();
+  p.arrivals = stats_.arrivals;
+  p.completed = stats_.completed;
+  p.dropped = stats_.dropped_total();
+  p.events = stats_.events;
+  p.fraction = workload_fraction(*source_, p.completed + p.dropped, p.arrivals);
+  progress_(p);
+}
+
+double workload_fraction(const RequestSource& source, uint64_t done, uint64_t arrivals) {
+  const auto expected = source.expected_count();
+  double fraction = 0;
+  if (expected && *expected > 0) {
+    fraction = static_cast<double>(done) / static_cast<double>(*expected);
+  } else {
+    // Arrivals track the file read; finished requests lag them by what is in flight.
+    const double arrived = std::max(1.0, static_cast<double>(arrivals));
+    fraction = source.fraction_consumed() * static_cast<double>(done) / arrived;
+  }
+  return std::clamp(fraction, 0.0, 1.0);
+}
+
+}  // namespace kvsim::sim

@@ -1,0 +1,332 @@
+#include "simulator/engine/scheduler.h"
+
+#include <algorithm>
+#include <string>
+
+#include "simulator/engine/request_hashes.h"
+
+namespace kvsim::sim {
+
+void StepPlan::clear() {
+  chunks.clear();
+  shape = BatchShape{};
+  preempted.clear();
+  swapped_out.clear();
+  swapped_in.clear();
+  dropped.clear();
+  admitted.clear();
+  recomputed_tokens = 0;
+  loads.clear();
+  receiving.clear();
+}
+
+Scheduler::Scheduler(SchedulerLimits limits, KvCacheManager* cache, RequestTable* requests)
+    : limits_(limits), cache_(cache), requests_(requests) {}
+
+void Scheduler::add_waiting(uint32_t slot) {
+  SimRequest& request = requests_->at(slot);
+  request.phase = RequestPhase::kWaiting;
+  outstanding_tokens_ += remaining_tokens(request);
+  waiting_.push_back(slot);
+}
+
+uint64_t Scheduler::remaining_tokens(const SimRequest& request) const {
+  const uint64_t prompt = request.prompt_tokens;
+  const uint64_t outputs =
+      limits_.role == EngineRole::kPrefill ? 1 : uint64_t{request.output_tokens};
+  return prompt - std::min<uint64_t>(request.prompt_done, prompt) + outputs -
+         std::min<uint64_t>(request.generated, outputs);
+}
+
+uint64_t Scheduler::attended(uint64_t computed) const {
+  if (limits_.attention_window_tokens == 0) return computed;
+  return std::min(computed, limits_.attention_sink_tokens + limits_.attention_window_tokens);
+}
+
+void Scheduler::add_chunk(uint32_t slot, uint64_t num_tokens, StepPlan* plan) {
+  SimRequest& request = requests_->at(slot);
+  request.scheduled_tokens = static_cast<uint32_t>(num_tokens);
+  // Tokens below the high-water mark were computed before a recompute preemption lost them.
+  const uint64_t end = request.computed + num_tokens;
+  if (request.high_water > request.computed) {
+    plan->recomputed_tokens += std::min(end, request.high_water) - request.computed;
+  }
+  request.high_water = std::max(request.high_water, end);
+  plan->chunks.push_back({slot, static_cast<uint32_t>(num_tokens)});
+  plan->shape.add(num_tokens, attended(request.computed), request.in_prefill() || num_tokens > 1);
+}
+
+void Scheduler::preempt(uint32_t slot, StepPlan* plan) {
+  SimRequest& request = requests_->at(slot);
+  ++request.preemptions;
+  if (limits_.preemption == PreemptionMode::kSwap) {
+    if (const auto bytes = cache_->swap_out(request.id)) {
+      request.phase = RequestPhase::kSwappingOut;
+      ++num_swapping_out_;
+      plan->swapped_out.emplace_back(slot, *bytes);
+      return;
+    }
+  }
+  cache_->preempt(request.id);
+  request.computed = 0;
+  request.phase = RequestPhase::kWaiting;
+  waiting_.push_front(slot);
+  plan->preempted.push_back(slot);
+}
+
+bool Scheduler::schedule_running(size_t index, uint64_t* budget, StepPlan* plan) {
+  const uint32_t slot = running_[index];
+  SimRequest& request = requests_->at(slot);
+  uint64_t num_tokens = request.tokens_to_compute();
+  if (num_tokens > *budget) {
+    if (!limits_.chunked_prefill) return true;  // waits for an iteration with room
+    num_tokens = *budget;
+  }
+  while (!cache_->allocate_slots(request.id, num_tokens)) {
+    const uint32_t victim = running_.back();
+    // Blocks held by requests in transit (swapping in, loading from a lower tier, sending
+    // or receiving KV) come back or are freed when the transfer ends: not alone then.
+    const size_t holding = num_swapping_in_ + num_loading_ + num_sending_ + num_receiving_;
+    if (victim == slot && running_.size() == 1 && holding == 0) {
+      // Alone on the device and still no room: it can never fit.
+      running_.pop_back();
+      cache_->free(request.id);
+      plan->dropped.push_back(slot);
+      return false;
+    }
+    running_.pop_back();
+    preempt(victim, plan);
+    if (victim == slot) return false;
+  }
+  // A request admitted with a lower-tier load runs for the first time after the load.
+  if (request.first_scheduled_ns < 0) plan->admitted.push_back(slot);
+  add_chunk(slot, num_tokens, plan);
+  *budget -= num_tokens;
+  return true;
+}
+
+void Scheduler::schedule_swapped(StepPlan* plan) {
+  while (!swapped_.empty() && has_seat()) {
+    const uint32_t slot = swapped_.front();
+    SimRequest& request = requests_->at(slot);
+    const auto bytes = cache_->swap_in(request.id);
+    if (!bytes) return;
+    swapped_.pop_front();
+    request.phase = RequestPhase::kSwappingIn;
+    ++num_swapping_in_;
+    plan->swapped_in.emplace_back(slot, *bytes);
+  }
+}
+
+void Scheduler::mark_admitted(SimRequest& request, uint64_t hit_tokens, uint32_t slot,
+                              StepPlan* plan) {
+  request.admitted = true;
+  request.cached_prompt_tokens = static_cast<uint32_t>(hit_tokens);
+  request.high_water = hit_tokens;
+  request.prompt_done =
+      static_cast<uint32_t>(std::min<uint64_t>(hit_tokens, request.prompt_tokens));
+  outstanding_tokens_ -= request.prompt_done;
+  if (plan != nullptr) plan->admitted.push_back(slot);
+}
+
+// The remote request's prompt KV comes over the link, minus what the local prefix cache
+// holds: blocks for all of it now, the transfer of the missing ones next.
+bool Scheduler::admit_remote(uint32_t slot, const PrefixHit& hit, StepPlan* plan) {
+  SimRequest& request = requests_->at(slot);
+  const uint64_t block = cache_->block_size();
+  const uint64_t prompt = request.prompt_tokens;
+  const uint64_t new_blocks = (prompt + block - 1) / block - hit.num_blocks;
+  if (new_blocks + hit.num_free_blocks > cache_->num_free_blocks()) return false;
+  const bool allocated =
+      cache_->allocate_slots(request.id, prompt - hit.num_tokens, hit.num_blocks).has_value();
+  KVSIM_CHECK(allocated, "allocate_slots failed after an exact room check (remote KV)");
+  waiting_.pop_front();
+  request.computed = prompt;
+  request.phase = RequestPhase::kReceiving;
+  ++num_receiving_;
+  plan->receiving.emplace_back(slot, static_cast<uint32_t>(new_blocks));
+  return true;
+}
+
+// HBM blocks for the whole hit now (the HBM part taken, the lower part allocated and filled
+// by the load), the rest of the prompt once the load is done, as a running request.
+bool Scheduler::admit_loading(uint32_t slot, const PrefixHit& hit, const LowerHit& lower,
+                              StepPlan* plan) {
+  SimRequest& request = requests_->at(slot);
+  if (lower.num_blocks + hit.num_free_blocks > cache_->num_free_blocks()) return false;
+  tiers_->take(cache_->block_hashes(request.id), hit.num_blocks, lower);
+  const uint64_t block = cache_->block_size();
+  const bool allocated =
+      cache_->allocate_slots(request.id, uint64_t{lower.num_blocks} * block, hit.num_blocks)
+          .has_value();
+  KVSIM_CHECK(allocated, "allocate_slots failed after an exact room check (tier load)");
+  waiting_.pop_front();
+  const uint64_t cached = uint64_t{hit.num_blocks + lower.num_blocks} * block;
+  request.computed = cached;
+  request.phase = RequestPhase::kLoading;
+  ++num_loading_;
+  if (!request.admitted) {
+    mark_admitted(request, cached, slot, nullptr);  // first scheduled after the load
+    for (int t = 0; t < kMaxLowerTiers; ++t) {
+      request.lower_hit_tokens[t] = static_cast<uint32_t>(lower.per_tier[t] * block);
+    }
+  }
+  plan->loads.emplace_back(slot, lower);
+  return true;
+}
+
+void Scheduler::schedule_waiting(uint64_t* budget, StepPlan* plan) {
+  // Remote and tier-load admissions compute nothing now, so they need no token budget.
+  const bool budget_free_admissions = tiers_ != nullptr || limits_.role == EngineRole::kDecode;
+  while (!waiting_.empty() && (*budget > 0 || budget_free_admissions) && has_seat()) {
+    const uint32_t slot = waiting_.front();
+    SimRequest& request = requests_->at(slot);
+    // Every admission needs at least one free block (a hit leaves at least one token to
+    // compute); without one, skip the prefix lookup, whose cost grows with the prompt.
+    if (cache_->num_free_blocks() == 0) return;
+    PrefixHit hit;
+    if (limits_.prefix_caching) hit = cache_->get_computed_blocks(request.id);
+    if (request.remote_kv) {
+      if (!admit_remote(slot, hit, plan)) return;
+      continue;
+    }
+    if (tiers_ != nullptr && limits_.prefix_caching) {
+      if (hit.num_free_blocks + 1 > cache_->num_free_blocks()) return;  // not even one block
+      // A lower-tier run longer than the room left can never be admitted now, so the scan
+      // stops one block past the room (a blocked head is retried every step).
+      const uint64_t room = cache_->num_free_blocks() - hit.num_free_blocks;
+      const std::span<const BlockHash> hashes = cache_->block_hashes(request.id);
+      const uint64_t cap =
+          std::min<uint64_t>({hashes.size(), (request.known_tokens() - 1) / cache_->block_size(),
+                              hit.num_blocks + room + 1});
+      if (hit.num_blocks < cap) {
+        const LowerHit lower = tiers_->find(hashes, hit.num_blocks, static_cast<uint32_t>(cap));
+        if (lower.num_blocks > room) return;
+        if (lower.num_blocks > 0) {
+          if (!admit_loading(slot, hit, lower, plan)) return;
+          continue;
+        }
+      }
+    }
+    if (*budget == 0) return;
+    const uint64_t needed = request.known_tokens() - hit.num_tokens;
+    if (needed > *budget && !limits_.chunked_prefill) return;
+    const uint64_t num_tokens = std::min(needed, *budget);
+    // The request holds nothing, so it needs its new blocks and its free hit blocks free (the
+    // test allocate_slots makes); checking first saves it a pass over the hit when it fails.
+    const uint64_t block = cache_->block_size();
+    const uint64_t new_blocks = (hit.num_tokens + num_tokens + block - 1) / block - hit.num_blocks;
+    if (new_blocks + hit.num_free_blocks > cache_->num_free_blocks()) return;
+    if (!cache_->allocate_slots(request.id, num_tokens, hit.num_blocks)) return;
+    waiting_.pop_front();
+    request.computed = hit.num_tokens;
+    request.phase = RequestPhase::kRunning;
+    if (!request.admitted) mark_admitted(request, hit.num_tokens, slot, plan);
+    running_.push_back(slot);
+    add_chunk(slot, num_tokens, plan);
+    *budget -= num_tokens;
+  }
+}
+
+void Scheduler::schedule(StepPlan* plan) {
+  plan->clear();
+  uint64_t budget = limits_.max_num_batched_tokens;
+  for (size_t i = 0; i < running_.size() && budget > 0; ++i) {
+    if (!schedule_running(i, &budget, plan)) break;
+  }
+  if (!plan->preempted.empty() || !plan->swapped_out.empty() || !plan->dropped.empty()) return;
+  schedule_swapped(plan);
+  if (swapped_.empty() && num_swapping_out_ == 0) schedule_waiting(&budget, plan);
+}
+
+void Scheduler::append_decode_hashes(SimRequest& request) {
+  const uint64_t block = cache_->block_size();
+  if (request.computed < (uint64_t{request.num_hashes} + 1) * block) return;  // no new full block
+  const uint64_t full_blocks = request.computed / block;
+  const BlockHash seed = unique_block_seed(request.id);
+  hash_scratch_.clear();
+  for (uint64_t i = request.num_hashes; i < full_blocks; ++i) {
+    hash_scratch_.push_back(unique_block_hash(seed, i));
+  }
+  cache_->append_block_hashes(request.id, hash_scratch_);
+  request.num_hashes = static_cast<uint32_t>(full_blocks);
+}
+
+void Scheduler::complete(const StepPlan& plan, StepResult* result) {
+  result->clear();
+  for (const ScheduledChunk& chunk : plan.chunks) {
+    SimRequest& request = requests_->at(chunk.slot);
+    request.computed += chunk.num_tokens;
+    request.scheduled_tokens = 0;
+    if (request.computed > request.prompt_done && request.prompt_done < request.prompt_tokens) {
+      const auto done =
+          static_cast<uint32_t>(std::min<uint64_t>(request.computed, request.prompt_tokens));
+      outstanding_tokens_ -= done - request.prompt_done;
+      request.prompt_done = done;
+    }
+    if (limits_.prefix_caching) append_decode_hashes(request);
+    if (request.computed < request.known_tokens()) continue;  // a prefill chunk, more to come
+    ++request.generated;
+    ++result->output_tokens;
+    --outstanding_tokens_;  // a prefill-only instance samples only the first
+    if (request.generated == 1) result->first_tokens.push_back(chunk.slot);
+    if (request.generated == request.output_tokens) {
+      cache_->free(request.id);
+      result->finished.push_back(chunk.slot);
+    } else if (limits_.role == EngineRole::kPrefill) {
+      request.phase = RequestPhase::kSending;
+      ++num_sending_;
+      result->prefilled.push_back(chunk.slot);
+    }
+  }
+  if (result->finished.empty() && result->prefilled.empty()) return;
+  std::erase_if(running_, [this](uint32_t slot) {
+    const SimRequest& request = requests_->at(slot);
+    return request.generated == request.output_tokens || request.phase == RequestPhase::kSending;
+  });
+}
+
+void Scheduler::swap_out_done(uint32_t slot) {
+  KVSIM_CHECK(num_swapping_out_ > 0, "swap-out end without a swap-out in flight");
+  --num_swapping_out_;
+  requests_->at(slot).phase = RequestPhase::kSwapped;
+  swapped_.push_back(slot);
+}
+
+SimRequest& Scheduler::resume(uint32_t slot, size_t* in_flight, const char* what) {
+  KVSIM_CHECK(*in_flight > 0, std::string(what) + " end without one in flight");
+  --*in_flight;
+  SimRequest& request = requests_->at(slot);
+  request.phase = RequestPhase::kRunning;
+  running_.push_back(slot);
+  return request;
+}
+
+void Scheduler::swap_in_done(uint32_t slot) { resume(slot, &num_swapping_in_, "swap-in"); }
+
+void Scheduler::load_done(uint32_t slot) { resume(slot, &num_loading_, "load"); }
+
+void Scheduler::sent_done(uint32_t slot) {
+  KVSIM_CHECK(num_sending_ > 0, "send end without a send in flight");
+  --num_sending_;
+  cache_->free(requests_->at(slot).id);
+}
+
+void Scheduler::receive_done(uint32_t slot) {
+  resume(slot, &num_receiving_, "receive").remote_kv = false;
+}
+
+void Scheduler::forget(uint32_t slot) {
+  outstanding_tokens_ -= remaining_tokens(requests_->at(slot));
+}
+
+int64_t Scheduler::drop_head() {
+  std::deque<uint32_t>& queue = !swapped_.empty() ? swapped_ : waiting_;
+  if (queue.empty()) return -1;
+  const uint32_t slot = queue.front();
+  queue.pop_front();
+  cache_->free(requests_->at(slot).id);
+  return slot;
+}
+
+}  // namespace kvsim::sim

@@ -1,0 +1,257 @@
+#include "simulator/scenario/scenario.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/block_id.h"
+#include "core/config_reader.h"
+#include "core/data_dir.h"
+#include "core/names.h"
+#include "core/presets.h"
+#include "core/retention_policy.h"
+#include "core/enum_names.h"
+
+namespace kvsim::sim {
+namespace {
+
+constexpr uint32_t kMaxTokens = 1u << 30;
+
+constexpr EnumNames<PreemptionMode, 2> kPreemptionNames{{{
+    {PreemptionMode::kRecompute, "recompute"},
+    {PreemptionMode::kSwap, "swap"},
+}}};
+
+// A relative path of a scenario file is relative to the file's folder; data: paths go to the
+// shared data folder.
+std::string resolve_path(const std::string& path, const std::string& base_dir) {
+  if (path.rfind(kDataPrefix, 0) == 0) return resolve_data_path(path);
+  if (path.empty() || base_dir.empty() || std::filesystem::path(path).is_absolute()) return path;
+  return (std::filesystem::path(base_dir) / path).lexically_normal().string();
+}
+
+Status read_cache(const ConfigNode& node, CacheSection* cache) {
+  ConfigReader r(node, "cache");
+  r.optional("block_size", &cache->block_size, 1u, 1u << 20);
+  r.optional_with("dtype", &cache->dtype, parse_into<parse_dtype>);
+  r.optional("quant_group", &cache->quant_group, 0u, 1u << 20);
+  r.optional("mem_fraction", &cache->mem_fraction, 1e-6, 1.0);
+  r.optional("num_blocks_override", &cache->num_blocks_override, uint64_t{0},
+             uint64_t{kMaxNumBlocks});
+  r.optional("prefix_caching", &cache->prefix_caching);
+  r.optional("eviction", &cache->eviction);
+  r.optional("retention", &cache->retention);
+  r.optional("host_swap_gib", &cache->host_swap_gib, 0.0, 1e6);
+  if (r.status().is_ok()) {
+    auto policy = make_retention_policy(cache->retention);
+    if (!policy.is_ok()) r.fail(*node.find("retention"), policy.status().message());
+  }
+  const std::vector<std::string> evictions = {"lru", "lfu", "fifo"};
+  if (r.status().is_ok() &&
+      std::find(evictions.begin(), evictions.end(), cache->eviction) == evictions.end()) {
+    r.fail(*node.find("eviction"),
+           unknown_name_message("eviction policy", cache->eviction, evictions) +
+               " (prefix_caching: false turns caching off)");
+  }
+  return r.finish();
+}
+
+Status read_scheduler(const ConfigNode& node, SchedulerSection* scheduler) {
+  ConfigReader r(node, "scheduler");
+  r.optional("max_num_seqs", &scheduler->max_num_seqs, 1u, 1u << 20);
+  r.optional("max_num_batched_tokens", &scheduler->max_num_batched_tokens, 1u, kMaxTokens);
+  r.optional("chunked_prefill", &scheduler->chunked_prefill);
+  r.optional_with("preemption", &scheduler->preemption, parse_into<parse_preemption_mode>);
+  return r.finish();
+}
+
+// A length distribution: a number (fixed) or a map {dist: ..., ...}.
+Status read_length(const ConfigNode& node, const std::string& what, const std::string& base_dir,
+                   LengthConfig* out) {
+  if (node.is_scalar()) {
+    uint64_t value = 0;
+    const Status parsed = parse_uint64(node.text(), &value);
+    if (!parsed.is_ok() || value == 0 || value > kMaxTokens) {
+      return error_at(node.mark(), what + ": expected a token count >= 1 or a map with 'dist'");
+    }
+    out->kind = LengthKind::kFixed;
+    out->value = static_cast<uint32_t>(value);
+    return Status::ok();
+  }
+  ConfigReader r(node, what);
+  r.required_with("dist", &out->kind, parse_into<parse_length_kind>);
+  r.optional("value", &out->value, 1u, kMaxTokens);
+  r.optional("min", &out->min, 1u, kMaxTokens);
+  r.optional("max", &out->max, 1u, kMaxTokens);
+  r.optional("mean", &out->mean, 1.0, 1e9);
+  r.optional("sigma", &out->sigma, 0.0, 10.0);
+  r.optional("trace", &out->trace);
+  r.optional_with("trace_format", &out->trace_format, parse_into<parse_trace_format>);
+  KVSIM_RETURN_IF_ERROR(r.finish());
+  out->trace = resolve_path(out->trace, base_dir);
+  const Status valid = validate_length_config(*out, what);
+  return valid.is_ok() ? valid : error_at(node.mark(), valid.message());
+}
+
+Status read_synthetic(const ConfigNode& node, const std::string& base_dir, SyntheticConfig* out) {
+  ConfigReader r(node, "workload.synthetic");
+  r.optional("num_requests", &out->num_requests, uint64_t{1}, uint64_t{1} << 40);
+  r.optional_with("arrival", &out->arrival, parse_into<parse_arrival_process>);
+  r.required("rate", &out->rate_per_s, 1e-9, 1e9);
+  r.optional("cv", &out->cv, 1e-3, 1e3);
+  for (const char* key : {"prompt_tokens", "output_tokens"}) {
+    const ConfigNode* child = r.child(key);
+    if (child == nullptr) continue;
+    LengthConfig* length =
+        std::string_view(key) == "prompt_tokens" ? &out->prompt_tokens : &out->output_tokens;
+    KVSIM_RETURN_IF_ERROR(
+        read_length(*child, std::string("workload.synthetic.") + key, base_dir, length));
+  }
+  if (const ConfigNode* prefix = r.child("shared_prefix")) {
+    ConfigReader p(*prefix, "workload.synthetic.shared_prefix");
+    p.optional("groups", &out->shared_prefix.groups, 0u, 1u << 30);
+    p.optional("tokens", &out->shared_prefix.tokens, 0u, kMaxTokens);
+    p.optional("probability", &out->shared_prefix.probability, 0.0, 1.0);
+    KVSIM_RETURN_IF_ERROR(p.finish());
+  }
+  KVSIM_RETURN_IF_ERROR(r.finish());
+  const Status valid = validate_synthetic_config(*out);
+  return valid.is_ok() ? valid : error_at(node.mark(), valid.message());
+}
+
+Status read_workload(const ConfigNode& node, const std::string& base_dir, WorkloadSection* out) {
+  ConfigReader r(node, "workload");
+  r.optional("trace", &out->trace);
+  r.optional_with("trace_format", &out->trace_format, parse_into<parse_trace_format>);
+  r.optional("skip_bad_rows", &out->skip_bad_rows);
+  r.optional("max_requests", &out->max_requests, uint64_t{0}, uint64_t{1} << 40);
+  r.optional("time_scale", &out->time_scale, 1e-9, 1e9);
+  r.optional("rate", &out->rate, 0.0, 1e9);
+  r.optional("prefix_tokens", &out->prefix_tokens, 0u, kMaxTokens);
+  const ConfigNode* synthetic = r.child("synthetic");
+  KVSIM_RETURN_IF_ERROR(r.finish());
+  if (!out->trace.empty() && synthetic != nullptr) {
+    return error_at(synthetic->mark(), "workload: give either 'trace' or 'synthetic', not both");
+  }
+  if (out->trace.empty() && synthetic == nullptr) {
+    return error_at(node.mark(), "workload: needs 'trace' (a file) or 'synthetic' (a generator)");
+  }
+  out->trace = resolve_path(out->trace, base_dir);
+  if (synthetic != nullptr) return read_synthetic(*synthetic, base_dir, &out->synthetic);
+  return Status::ok();
+}
+
+Status read_cost_model(const ConfigNode& node, const std::string& base_dir, CostModelConfig* out) {
+  ConfigReader r(node, "cost_model");
+  r.optional("compute_efficiency", &out->compute_efficiency, 1e-3, 1.0);
+  r.optional("bandwidth_efficiency", &out->bandwidth_efficiency, 1e-3, 1.0);
+  r.optional("interconnect_efficiency", &out->interconnect_efficiency, 1e-3, 1.0);
+  r.optional("iteration_overhead_s", &out->iteration_overhead_s, 0.0, 10.0);
+  r.optional("allreduce_latency_s", &out->allreduce_latency_s, 0.0, 1.0);
+  r.optional("calibration", &out->calibration);
+  KVSIM_RETURN_IF_ERROR(r.finish());
+  out->calibration = resolve_path(out->calibration, base_dir);
+  return Status::ok();
+}
+
+Status read_output(const ConfigNode& node, OutputSection* out) {
+  ConfigReader r(node, "output");
+  r.optional("dir", &out->dir);
+  r.optional("requests_csv", &out->requests_csv);
+  r.optional("timeseries", &out->timeseries);
+  r.optional("timeseries_interval_s", &out->timeseries_interval_s, 1e-6, 1e9);
+  r.optional("chrome_trace", &out->chrome_trace);
+  return r.finish();
+}
+
+}  // namespace
+
+StatusOr<ConfigNode> read_preset_ref(const ConfigNode& node, const std::string& key,
+                                     const std::string& base_dir) {
+  if (node.is_map()) return node;
+  if (!node.is_scalar()) {
+    return error_at(node.mark(), key + ": expected a preset name, a file path or a map");
+  }
+  std::string text = node.text();
+  if (looks_like_path(text)) text = resolve_path(text, base_dir);
+  return ConfigNode::scalar(text, node.mark());
+}
+
+std::string_view preemption_mode_name(PreemptionMode mode) { return kPreemptionNames.name(mode); }
+
+StatusOr<PreemptionMode> parse_preemption_mode(std::string_view name) {
+  return kPreemptionNames.parse(name, "preemption mode");
+}
+
+Status apply_override(ConfigNode* tree, std::string_view assignment) {
+  const size_t equals = assignment.find('=');
+  if (equals == std::string_view::npos || equals == 0) {
+    return Status::invalid_argument("--set '" + std::string(assignment) +
+                                    "': expected key=value with a dotted key, e.g. "
+                                    "cache.block_size=32");
+  }
+  const std::string key(assignment.substr(0, equals));
+  const std::string value(assignment.substr(equals + 1));
+  SourceMark mark{"--set " + std::string(assignment), 0, 0};
+  ConfigNode node =
+      value == "null" || value == "~" ? ConfigNode::null(mark) : ConfigNode::scalar(value, mark);
+  const Status set = tree->set_path(key, std::move(node));
+  return set.is_ok() ? set : set.with_context("--set " + std::string(assignment));
+}
+
+StatusOr<ConfigNode> load_scenario_tree(std::string_view name_or_path,
+                                        const std::vector<std::string>& overrides) {
+  KVSIM_ASSIGN_OR_RETURN(ConfigNode tree, load_preset_node(PresetKind::kScenario, name_or_path));
+  if (tree.is_null()) tree = ConfigNode::map(tree.mark());
+  if (!tree.is_map()) return error_at(tree.mark(), "a scenario must be a map of fields");
+  for (const std::string& assignment : overrides) {
+    KVSIM_RETURN_IF_ERROR(apply_override(&tree, assignment));
+  }
+  return tree;
+}
+
+StatusOr<Scenario> scenario_from_config(const ConfigNode& tree, const std::string& name,
+                                        const std::string& base_dir) {
+  Scenario s;
+  s.name = name;
+  s.tree = tree;
+  ConfigReader r(tree, "scenario");
+  r.optional("name", &s.name);
+  r.optional("description", &s.description);
+  r.optional("seed", &s.seed, uint64_t{0}, UINT64_MAX);
+  r.optional("num_devices", &s.num_devices, 1u, 4096u);
+  r.optional_with("weight_dtype", &s.weight_dtype, parse_into<parse_dtype>);
+  const ConfigNode* model = r.child("model");
+  const ConfigNode* device = r.child("device");
+  const ConfigNode* sections[5] = {r.child("cache"), r.child("scheduler"), r.child("workload"),
+                                   r.child("cost_model"), r.child("output")};
+  const ConfigNode* cluster_sections[3] = {r.child("cluster"), r.child("disaggregation"),
+                                           r.child("tiers")};
+  KVSIM_RETURN_IF_ERROR(r.finish());
+  if (model == nullptr) return error_at(tree.mark(), "scenario: missing 'model'");
+  if (device == nullptr) return error_at(tree.mark(), "scenario: missing 'device'");
+  KVSIM_ASSIGN_OR_RETURN(s.model, read_preset_ref(*model, "model", base_dir));
+  KVSIM_ASSIGN_OR_RETURN(s.device, read_preset_ref(*device, "device", base_dir));
+  if (sections[0]) KVSIM_RETURN_IF_ERROR(read_cache(*sections[0], &s.cache));
+  if (sections[1]) KVSIM_RETURN_IF_ERROR(read_scheduler(*sections[1], &s.scheduler));
+  if (sections[2] == nullptr) return error_at(tree.mark(), "scenario: missing 'workload'");
+  KVSIM_RETURN_IF_ERROR(read_workload(*sections[2], base_dir, &s.workload));
+  if (sections[3]) KVSIM_RETURN_IF_ERROR(read_cost_model(*sections[3], base_dir, &s.cost_model));
+  if (sections[4]) KVSIM_RETURN_IF_ERROR(read_output(*sections[4], &s.output));
+  KVSIM_RETURN_IF_ERROR(read_cluster_sections(cluster_sections[0], cluster_sections[1],
+                                              cluster_sections[2], base_dir, &s.cluster,
+                                              &s.disaggregation, &s.tiers));
+  return s;
+}
+
+StatusOr<Scenario> load_scenario(std::string_view name_or_path,
+                                 const std::vector<std::string>& overrides) {
+  KVSIM_ASSIGN_OR_RETURN(ConfigNode tree, load_scenario_tree(name_or_path, overrides));
+  std::string base_dir;
+  if (looks_like_path(name_or_path)) {
+    base_dir = std::filesystem::path(std::string(name_or_path)).parent_path().string();
+    if (base_dir.empty()) base_dir = ".";
+  }
+  return scenario_from_config(tree, preset_stem(name_or_path), base_dir);
+}
+
+}  // namespace kvsim::sim

@@ -1,0 +1,129 @@
+// Scenario: everything one simulation needs, as read from a scenario preset (YAML).
+//
+// A scenario is loaded in two steps so that batch tools can work on the tree:
+//   1. load_scenario_tree(): the preset (by name: presets/scenarios/<name>.yaml embedded in the
+//      binary; or a path) as a ConfigNode tree, with `--set key=value` overrides applied at
+//      dotted paths ("cache.block_size=512"); an override's mark names it in messages.
+//   2. scenario_from_config(): the typed, range-checked Scenario. Unknown keys are errors that
+//      list the valid ones; every message names file:line:column (or the --set override).
+// Paths in a scenario file (model/device files, traces, calibration tables) are relative to
+// the file's folder; "data:..." paths resolve under the shared data folder (core/data_dir.h).
+//
+// The fields (defaults in the structs below):
+//   name, description, seed
+//   model, device            preset names, paths, or inline maps of the preset fields
+//   num_devices              tensor-parallel devices sharing the model (weights, KV heads)
+//   weight_dtype             dtype of the weights (fp16)
+//   cache:      block_size dtype quant_group mem_fraction num_blocks_override prefix_caching
+//               eviction retention host_swap_gib
+//   scheduler:  max_num_seqs max_num_batched_tokens chunked_prefill preemption
+//   workload:   trace trace_format skip_bad_rows synthetic{...} max_requests time_scale rate
+//               prefix_tokens
+//   cost_model: compute_efficiency bandwidth_efficiency interconnect_efficiency
+//               iteration_overhead_s allreduce_latency_s calibration
+//   output:     dir requests_csv timeseries timeseries_interval_s chrome_trace
+//   cluster:, disaggregation:, tiers:   replicas, routers, xPyD and the tiered KV pool
+//               (simulator/scenario/cluster_scenario.h); any of them makes the run a cluster's
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/config_node.h"
+#include "core/dtype.h"
+#include "core/status.h"
+#include "simulator/scenario/cluster_scenario.h"
+#include "simulator/cost/roofline_cost_model.h"
+#include "simulator/workload/synthetic_workload.h"
+#include "simulator/workload/trace_reader.h"
+
+namespace kvsim::sim {
+
+enum class PreemptionMode : uint8_t { kRecompute, kSwap };
+std::string_view preemption_mode_name(PreemptionMode mode);
+StatusOr<PreemptionMode> parse_preemption_mode(std::string_view name);
+
+struct CacheSection {
+  uint32_t block_size = 0;           // tokens per block; 0 = the device's default
+  DType dtype = DType::kFp16;        // KV storage dtype
+  uint32_t quant_group = 0;          // elements per fp16 scale + zero group; 0 = none
+  double mem_fraction = 0.9;         // share of device memory the engine may use
+  uint64_t num_blocks_override = 0;  // 0 = the capacity planner's block count
+  bool prefix_caching = true;        // reuse cached prefix blocks across requests
+  std::string eviction = "lru";      // order cached free blocks are reused: lru, lfu, fifo
+  std::string retention = "full";    // per-sequence retention policy (core/retention_policy.h)
+  double host_swap_gib = 4.0;        // host tier for swap preemption, GiB (vLLM swap_space 4)
+};
+
+struct SchedulerSection {
+  uint32_t max_num_seqs = 256;             // requests in one batch (vLLM default 256)
+  uint32_t max_num_batched_tokens = 8192;  // tokens computed per iteration
+  bool chunked_prefill = true;             // split long prompts over iterations
+  PreemptionMode preemption = PreemptionMode::kRecompute;
+};
+
+struct WorkloadSection {
+  std::string trace;  // trace file; empty = synthetic
+  TraceFormat trace_format = TraceFormat::kAuto;
+  bool skip_bad_rows = false;    // skip and count malformed rows
+  SyntheticConfig synthetic;     // used when trace is empty
+  uint64_t max_requests = 0;     // 0 = all
+  double time_scale = 1.0;       // multiplies arrival times (> 1: slower)
+  double rate = 0;               // requests/s override (0 = none); wins over
+                                 // time_scale; for traces: rescales arrivals
+  uint32_t prefix_tokens = 512;  // csv traces: shared tokens of a prefix_group
+};
+
+struct OutputSection {
+  std::string dir;                     // where files go; empty = no files (unless --out)
+  bool requests_csv = true;            // DIR/requests.csv
+  bool timeseries = true;              // DIR/timeseries.csv
+  double timeseries_interval_s = 1.0;  // simulated seconds between time-series rows
+  std::string chrome_trace;            // Chrome trace-event JSON file; empty = none
+};
+
+struct Scenario {
+  std::string name;         // preset name or file stem
+  std::string description;  // one line, shown by `kvsim presets`
+  uint64_t seed = 0;        // seeds every random choice of the workload
+  ConfigNode model;         // scalar: preset name or path; map: inline preset
+  ConfigNode device;
+  uint32_t num_devices = 1;
+  DType weight_dtype = DType::kFp16;
+  CacheSection cache;
+  SchedulerSection scheduler;
+  WorkloadSection workload;
+  CostModelConfig cost_model;
+  OutputSection output;
+  ClusterSection cluster;
+  DisaggregationSection disaggregation;
+  TiersSection tiers;
+  ConfigNode tree;  // the tree it was read from (overrides applied)
+
+  // Runs as a cluster (simulator/cluster/cluster.h) rather than one engine.
+  bool is_cluster() const { return cluster.present || disaggregation.present || tiers.present; }
+};
+
+// A model:, device: or link: reference as given (a map, or a preset name), a relative path
+// made relative to `base_dir` (the scenario file's folder).
+StatusOr<ConfigNode> read_preset_ref(const ConfigNode& node, const std::string& key,
+                                     const std::string& base_dir);
+
+// Applies one "dotted.key=value" override to the tree. The value is a scalar; "null" clears.
+Status apply_override(ConfigNode* tree, std::string_view assignment);
+
+// The preset tree (embedded name or path) with the overrides applied in order.
+StatusOr<ConfigNode> load_scenario_tree(std::string_view name_or_path,
+                                        const std::vector<std::string>& overrides);
+
+// The typed scenario. `base_dir`: folder relative paths are resolved against ("" = as given).
+StatusOr<Scenario> scenario_from_config(const ConfigNode& tree, const std::string& name,
+                                        const std::string& base_dir);
+
+// Both steps: load_scenario_tree then scenario_from_config (base_dir = the file's folder).
+StatusOr<Scenario> load_scenario(std::string_view name_or_path,
+                                 const std::vector<std::string>& overrides);
+
+}  // namespace kvsim::sim

@@ -1,0 +1,120 @@
+#include "simulator/setup/cluster_setup.h"
+
+#include <cmath>
+
+#include "simulator/simulation.h"
+
+namespace kvsim::sim {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+}  // namespace
+
+std::vector<ReplicaGroup> replica_groups(const Scenario& s) {
+  if (!s.cluster.replicas.empty()) return s.cluster.replicas;
+  ReplicaGroup group;
+  group.count = s.disaggregation.present ? s.disaggregation.prefill + s.disaggregation.decode : 1;
+  return {group};
+}
+
+namespace {
+
+StatusOr<LinkSpec> resolve_link(const ConfigNode& node) {
+  if (node.is_map()) return link_from_config(node, "inline-link");
+  auto link = load_link(node.text());
+  if (!link.is_ok())
+    return error_at(node.mark(), "disaggregation.link: " + link.status().message());
+  return link;
+}
+
+std::vector<TierConfig> tier_configs(const TiersSection& section) {
+  std::vector<TierConfig> tiers;
+  for (const TierSection& t : section.tiers) {
+    TierConfig tier;
+    tier.name = t.name;
+    tier.shared = t.shared;
+    tier.eviction = t.eviction;
+    tier.capacity_bytes = t.capacity_gib * kGiB;
+    tier.bandwidth_bytes_per_s = t.bandwidth_gbps * 1e9;
+    tier.latency_s = t.latency_s;
+    tiers.push_back(std::move(tier));
+  }
+  return tiers;
+}
+
+}  // namespace
+
+Scenario replica_scenario(const Scenario& s, const ReplicaGroup& group) {
+  Scenario variant = s;
+  variant.cluster = ClusterSection{};
+  variant.disaggregation = DisaggregationSection{};
+  variant.tiers = TiersSection{};
+  if (!group.device.is_null()) variant.device = group.device;
+  if (group.num_devices > 0) variant.num_devices = group.num_devices;
+  if (group.block_size > 0) variant.cache.block_size = group.block_size;
+  if (group.mem_fraction > 0) variant.cache.mem_fraction = group.mem_fraction;
+  if (group.num_blocks_override > 0) variant.cache.num_blocks_override = group.num_blocks_override;
+  return variant;
+}
+
+StatusOr<ClusterSetup> prepare_cluster(const Scenario& s) {
+  ClusterSetup setup;
+  setup.router = s.cluster.router;
+  setup.decode_router = s.disaggregation.decode_router;
+  setup.disaggregated = s.disaggregation.present;
+  setup.tiers = tier_configs(s.tiers);
+  if (!setup.tiers.empty() && !s.cache.prefix_caching) {
+    return Status::invalid_argument(
+        "tiers: a tiered KV pool keeps prefix blocks; it needs cache.prefix_caching: true");
+  }
+  if (setup.disaggregated) {
+    KVSIM_ASSIGN_OR_RETURN(setup.link, resolve_link(s.disaggregation.link));
+  }
+  for (const ReplicaGroup& group : replica_groups(s)) {
+    KVSIM_ASSIGN_OR_RETURN(SimulationSetup engine,
+                           prepare_engine_setup(replica_scenario(s, group)));
+    for (uint32_t i = 0; i < group.count; ++i) {
+      ReplicaSetup replica;
+      const auto index = static_cast<uint32_t>(setup.replicas.size());
+      replica.name = "r" + std::to_string(index);
+      if (setup.disaggregated) {
+        replica.role =
+            index < s.disaggregation.prefill ? EngineRole::kPrefill : EngineRole::kDecode;
+      }
+      replica.device = engine.device;
+      replica.num_devices = engine.scenario.num_devices;
+      replica.capacity_query = engine.capacity_query;
+      replica.capacity = engine.capacity;
+      replica.engine = engine.engine;
+      replica.engine.replica = index;
+      replica.engine.scheduler.role = replica.role;
+      setup.replicas.push_back(std::move(replica));
+    }
+  }
+  return setup;
+}
+
+ClusterConfig cluster_config(const ClusterSetup& setup) {
+  ClusterConfig config;
+  for (const ReplicaSetup& r : setup.replicas) {
+    ReplicaConfig replica;
+    replica.engine = r.engine;
+    replica.name = r.name;
+    replica.device = r.device.name;
+    replica.num_devices = r.num_devices;
+    replica.kv_bytes_per_block = r.capacity.kv_bytes_per_block * r.num_devices;
+    config.replicas.push_back(std::move(replica));
+  }
+  config.router = setup.router;
+  config.decode_router = setup.decode_router;
+  if (setup.disaggregated) {
+    config.link.name = setup.link.name;
+    config.link.bytes_per_s = setup.link.bandwidth_gbps * 1e9;
+    config.link.latency_ns = std::llround(setup.link.latency_s * 1e9);
+  }
+  config.tiers = setup.tiers;
+  return config;
+}
+
+}  // namespace kvsim::sim

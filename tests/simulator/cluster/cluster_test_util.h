@@ -1,0 +1,104 @@
+// Small clusters for tests: replicas of hand-set pools with a fixed-latency cost model
+// (tests/simulator/sim_test_util.h's fakes), an in-memory workload, and a recorder that keeps
+// what the cluster reports and checks every invariant after every instant.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "simulator/cluster/cluster.h"
+#include "simulator/output/metrics.h"
+#include "tests/simulator/sim_test_util.h"
+
+namespace kvsim::sim::testing {
+
+// Every finished and dropped request, every transfer; with `check` set, the cluster's
+// invariants (caches, tiers, conservation of blocks across tiers) after every instant and
+// every tier within its slots.
+class ClusterRecorder final : public SimObserver {
+ public:
+  void on_request_finished(const RequestRecord& r) override { finished.push_back(r); }
+  void on_request_dropped(const RequestRecord& r, DropReason reason) override {
+    dropped.emplace_back(r.id, reason);
+  }
+  void on_transfer(const TransferRecord& t) override { transfers.push_back(t); }
+  void after_instant() {
+    ++instants;
+    if (cluster == nullptr) return;
+    cluster->check_invariants();
+    for (const TierInstance& tier : cluster->tiers()) {
+      ASSERT_LE(tier.pool->num_resident(), tier.pool->num_slots()) << tier.pool->name();
+    }
+  }
+  const RequestRecord* find(uint64_t id) const {
+    for (const RequestRecord& r : finished) {
+      if (r.id == id) return &r;
+    }
+    return nullptr;
+  }
+
+  std::vector<RequestRecord> finished;
+  std::vector<std::pair<uint64_t, DropReason>> dropped;
+  std::vector<TransferRecord> transfers;
+  uint64_t instants = 0;
+  const Cluster* cluster = nullptr;
+};
+
+struct ClusterRun {
+  std::unique_ptr<Cluster> cluster;
+  ClusterRecorder recorder;
+  MetricsCollector metrics;
+};
+
+// A replica of `num_blocks` blocks of `block_size` tokens, 1 MiB per block, one device.
+inline ReplicaConfig small_replica(EngineRole role, uint32_t num_blocks, uint32_t block_size = 16) {
+  ReplicaConfig replica;
+  replica.engine = small_config(num_blocks, block_size);
+  replica.engine.scheduler.role = role;
+  replica.num_devices = 1;
+  replica.kv_bytes_per_block = replica.engine.cache.bytes_per_block;
+  return replica;
+}
+
+inline ClusterConfig small_cluster(const std::vector<EngineRole>& roles, uint32_t num_blocks,
+                                   uint32_t block_size = 16) {
+  ClusterConfig config;
+  for (size_t r = 0; r < roles.size(); ++r) {
+    config.replicas.push_back(small_replica(roles[r], num_blocks, block_size));
+    config.replicas.back().name = "r" + std::to_string(r);
+  }
+  config.link.name = "test-link";
+  config.link.bytes_per_s = 1e10;
+  config.link.latency_ns = 0;
+  return config;
+}
+
+// Runs `requests` through a cluster of `config` whose every iteration takes
+// base_ns + per_token_ns x new tokens; `check` checks invariants after every instant.
+inline std::unique_ptr<ClusterRun> run_cluster(const ClusterConfig& config,
+                                               std::vector<RequestSpec> requests, int64_t base_ns,
+                                               int64_t per_token_ns = 0, bool check = true) {
+  auto out = std::make_unique<ClusterRun>();
+  std::vector<std::unique_ptr<CostModel>> costs;
+  for (size_t r = 0; r < config.replicas.size(); ++r) {
+    costs.push_back(std::make_unique<FixedCostModel>(base_ns, per_token_ns));
+  }
+  auto cluster = Cluster::create(config, std::move(costs),
+                                 std::make_unique<VectorSource>(std::move(requests)));
+  EXPECT_TRUE(cluster.is_ok()) << cluster.status().message();
+  if (!cluster.is_ok()) return out;
+  out->cluster = std::move(*cluster);
+  out->cluster->add_observer(&out->recorder);
+  out->cluster->add_observer(&out->metrics);
+  if (check) out->recorder.cluster = out->cluster.get();
+  ClusterRecorder* recorder = &out->recorder;
+  out->cluster->add_instant_callback([recorder](int64_t) { recorder->after_instant(); });
+  const Status status = out->cluster->run();
+  EXPECT_TRUE(status.is_ok()) << status.message();
+  recorder->after_instant();  // the final state
+  return out;
+}
+
+}  // namespace kvsim::sim::testing

@@ -1,0 +1,176 @@
+// The tiered KV pool in whole runs: the exact time of a load from a lower tier; with a lower
+// tier that never evicts, the hit rate of the Mooncake trace equals the trace's infinite-cache
+// hit rate (an independent scan); under pressure with every eviction policy, no tier exceeds
+// its slots and blocks are conserved across tiers after every instant.
+#include <gtest/gtest.h>
+
+#include "simulator/cluster/cluster_summary.h"
+#include "simulator/simulation.h"
+#include "tests/simulator/cluster/cluster_test_util.h"
+#include "tests/simulator/mooncake_scan.h"
+#include "tests/test_data.h"
+
+namespace kvsim::sim {
+namespace {
+
+using testing::run_cluster;
+using testing::small_cluster;
+
+constexpr int64_t kMs = 1'000'000;
+constexpr uint64_t kMiB = 1 << 20;
+
+TierConfig dram_tier(double slots, double mib_per_ms, int64_t latency_ns) {
+  TierConfig tier;
+  tier.name = "dram";
+  tier.capacity_bytes = slots * kMiB;
+  tier.bandwidth_bytes_per_s = mib_per_ms * kMiB * 1000;
+  tier.latency_s = static_cast<double>(latency_ns) / 1e9;
+  return tier;
+}
+
+RequestSpec grouped(uint64_t id, int64_t arrival_ns, uint32_t prompt, uint32_t output,
+                    int64_t group, uint32_t prefix_tokens) {
+  RequestSpec r = testing::request(id, arrival_ns, prompt, output);
+  r.prefix_group = group;
+  r.prefix_tokens = prefix_tokens;
+  return r;
+}
+
+// A (10 shared blocks + 1 own) runs; B, larger, pushes A's blocks out of a 20-block HBM into
+// DRAM (tail first: A's own block and shared blocks 9..1; block 0 stays); C, sharing A's
+// prefix, hits block 0 in HBM and blocks 1..9 in DRAM, waits for their load, then computes.
+TEST(Tiers, ALowerTierHitCostsALoadAtTheTiersBandwidth) {
+  ClusterConfig config = small_cluster({EngineRole::kColocated}, 20);
+  config.tiers.push_back(dram_tier(100, 10, kMs / 2));  // 10 MiB per ms, 0.5 ms per load
+  auto run = run_cluster(config,
+                         {grouped(0, 0, 176, 2, 0, 160), testing::request(1, 3 * kMs, 300, 2),
+                          grouped(2, 6 * kMs, 176, 2, 0, 160)},
+                         kMs);
+  ASSERT_EQ(run->recorder.finished.size(), 3u);
+  std::vector<TransferRecord> loads;
+  for (const TransferRecord& t : run->recorder.transfers) {
+    if (t.kind == TransferKind::kTierLoad) loads.push_back(t);
+  }
+  ASSERT_EQ(loads.size(), 1u);
+  EXPECT_EQ(loads[0].request_id, 2u);
+  EXPECT_EQ(loads[0].tier, 0);
+  EXPECT_EQ(loads[0].bytes, 9 * kMiB);
+  EXPECT_EQ(loads[0].ready_ns, 6 * kMs);
+  EXPECT_EQ(loads[0].start_ns, 6 * kMs);
+  EXPECT_EQ(loads[0].end_ns - loads[0].start_ns, kMs / 2 + 9 * kMs / 10);  // latency + bytes/bw
+  const RequestRecord* c = run->recorder.find(2);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->cached_prompt_tokens, 160u);
+  EXPECT_EQ(c->lower_hit_tokens[0], 144u);
+  EXPECT_EQ(c->first_scheduled_ns, loads[0].end_ns);        // the prefill waits for the load
+  EXPECT_EQ(c->first_token_ns, loads[0].end_ns + 1 * kMs);  // then its last 16 tokens
+  const ClusterSummary summary = summarize_cluster(*run->cluster);
+  ASSERT_EQ(summary.tiers.size(), 1u);
+  EXPECT_DOUBLE_EQ(summary.hbm_hit_rate, 16.0 / 652);
+  EXPECT_DOUBLE_EQ(summary.tiers[0].prefix_cache_hit_rate, 144.0 / 652);
+  EXPECT_EQ(summary.tiers[0].load_bytes, 9 * kMiB);
+  EXPECT_GE(summary.tiers[0].stored_blocks, 10u);
+}
+
+// Shared prefixes of several lengths, unique tails, through small HBM pools, a small
+// per-replica DRAM and a shared SSD: tiers fill, evict and hit; invariants after every instant.
+std::vector<RequestSpec> pressure_workload() {
+  std::vector<RequestSpec> requests;
+  uint64_t state = 12345;
+  const auto next = [&state](uint64_t bound) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % bound;
+  };
+  for (uint64_t i = 0; i < 400; ++i) {
+    const auto group = static_cast<int64_t>(next(12));
+    const auto prefix = static_cast<uint32_t>(64 + 32 * (group % 5));
+    requests.push_back(grouped(i, static_cast<int64_t>(i) * kMs / 2,
+                               prefix + static_cast<uint32_t>(16 + next(160)),
+                               static_cast<uint32_t>(1 + next(24)), group, prefix));
+  }
+  return requests;
+}
+
+TEST(Tiers, NoTierExceedsItsSlotsAndBlocksAreConservedWithEveryPolicy) {
+  for (const char* policy : {"lru", "lfu", "fifo"}) {
+    SCOPED_TRACE(policy);
+    ClusterConfig config = small_cluster({EngineRole::kColocated, EngineRole::kColocated}, 60);
+    config.router = "prefix_aware";
+    config.replicas[0].engine.cache.eviction = policy;
+    config.tiers.push_back(dram_tier(40, 10, 1000));
+    config.tiers.back().eviction = policy;
+    TierConfig ssd = dram_tier(150, 2, 50'000);
+    ssd.name = "ssd";
+    ssd.shared = true;
+    ssd.eviction = policy;
+    config.tiers.push_back(ssd);
+    auto run = run_cluster(config, pressure_workload(), kMs / 4, 1000);
+    EXPECT_EQ(run->recorder.finished.size(), 400u);
+    EXPECT_GT(run->recorder.instants, 400u);
+    const ClusterSummary summary = summarize_cluster(*run->cluster);
+    ASSERT_EQ(summary.tiers.size(), 2u);
+    for (const TierSummary& tier : summary.tiers) {
+      EXPECT_GT(tier.evicted_blocks, 0u) << tier.name << " never filled up";
+      EXPECT_GT(tier.hit_blocks, 0u) << tier.name << " never served a hit";
+      EXPECT_LE(tier.usage_peak, 1.0);
+    }
+    EXPECT_EQ(summary.tiers[0].slots, 80u);   // 40 per replica
+    EXPECT_EQ(summary.tiers[1].slots, 150u);  // one shared pool
+  }
+}
+
+TEST(Tiers, ASharedTierNeedsOneBlockGeometry) {
+  ClusterConfig config = small_cluster({EngineRole::kColocated, EngineRole::kColocated}, 60);
+  config.replicas[1].engine.cache.block_size = 32;
+  TierConfig tier = dram_tier(40, 10, 0);
+  tier.shared = true;
+  config.tiers.push_back(tier);
+  std::vector<std::unique_ptr<CostModel>> costs;
+  costs.push_back(std::make_unique<testing::FixedCostModel>(kMs));
+  costs.push_back(std::make_unique<testing::FixedCostModel>(kMs));
+  const auto cluster =
+      Cluster::create(config, std::move(costs),
+                      std::make_unique<testing::VectorSource>(std::vector<RequestSpec>{}));
+  ASSERT_FALSE(cluster.is_ok());
+  EXPECT_NE(cluster.status().message().find("one block geometry"), std::string::npos)
+      << cluster.status().message();
+}
+
+Summary simulate(const std::vector<std::string>& overrides) {
+  auto scenario = load_scenario("mooncake-conversation", overrides);
+  EXPECT_TRUE(scenario.is_ok()) << scenario.status().message();
+  auto setup = prepare_simulation(*scenario);
+  EXPECT_TRUE(setup.is_ok()) << setup.status().message();
+  auto summary = run_simulation(*setup, {});
+  EXPECT_TRUE(summary.is_ok()) << summary.status().message();
+  return *summary;
+}
+
+// HBM of 2,000 blocks of 512 tokens (it evicts), a DRAM tier with room for every block of the
+// trace (it never evicts): every block ever cached stays findable in HBM or DRAM, so the
+// overall hit rate is the trace's infinite-cache hit rate.
+TEST(Tiers, InfiniteLowerTierGivesTheInfiniteCacheHitRateOfTheMooncakeTrace) {
+  KVSIM_REQUIRE_DATA("traces/conversation_trace.jsonl");
+  const double expected =
+      testing::scan_hit_rate(::kvsim::testing::data_dir() / "traces" / "conversation_trace.jsonl");
+  const std::vector<std::string> base = {"cache.block_size=512", "cache.num_blocks_override=2000",
+                                         "scheduler.chunked_prefill=false",
+                                         "scheduler.max_num_batched_tokens=131072"};
+  const Summary hbm_only = simulate(base);
+  EXPECT_LT(hbm_only.prefix_cache_hit_rate, expected - 0.05) << "HBM alone should evict";
+  auto tiered = base;
+  // 320,000 slots of 28 MiB (qwen2.5-7b, 512 tokens): more than the trace's 288,500 blocks.
+  tiered.insert(tiered.end(), {"tiers.dram.capacity_gib=8750", "tiers.dram.bandwidth_gbps=25"});
+  const Summary summary = simulate(tiered);
+  EXPECT_EQ(summary.requests_completed, 12031u);
+  ASSERT_NE(summary.cluster, nullptr);
+  ASSERT_EQ(summary.cluster->tiers.size(), 1u);
+  EXPECT_EQ(summary.cluster->tiers[0].evicted_blocks, 0u);
+  EXPECT_GT(summary.cluster->tiers[0].hit_blocks, 0u);
+  EXPECT_DOUBLE_EQ(summary.prefix_cache_hit_rate, expected);
+  EXPECT_NEAR(summary.cluster->hbm_hit_rate + summary.cluster->tiers[0].prefix_cache_hit_rate,
+              expected, 1e-12);
+}
+
+}  // namespace
+}  // namespace kvsim::sim

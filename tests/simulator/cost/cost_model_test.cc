@@ -1,0 +1,121 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "simulator/cost/calibration_table.h"
+#include "simulator/cost/roofline_cost_model.h"
+
+namespace kvsim::sim {
+namespace {
+
+ModelSpec tiny_model() {
+  ModelSpec m;
+  m.name = "tiny";
+  m.num_layers = 2;
+  m.hidden_size = 256;
+  m.num_attention_heads = 4;
+  m.num_kv_heads = 4;
+  m.head_dim = 64;
+  m.intermediate_size = 512;
+  m.vocab_size = 1000;
+  m.max_position_embeddings = 4096;
+  m.num_params = 1'000'000'000;
+  m.num_active_params = 1'000'000'000;
+  m.attention = AttentionKind::kMha;
+  return m;
+}
+
+DeviceSpec tiny_device() {
+  DeviceSpec d;
+  d.name = "tiny-device";
+  d.memory_bytes = uint64_t{16} << 30;
+  d.memory_bandwidth_gbps = 1000;  // 1e12 B/s
+  d.fp16_tflops = 100;
+  d.interconnect_gbps = 100;
+  d.host_link_gbps = 10;
+  d.kv_dtypes = {DType::kFp16};
+  return d;
+}
+
+RooflineCostModel make_model(uint32_t tp) {
+  CapacityQuery query;
+  query.block_size = 16;
+  query.tp = tp;
+  const auto capacity = compute_capacity(tiny_model(), nullptr, query);
+  EXPECT_TRUE(capacity.is_ok()) << capacity.status().message();
+  CostModelConfig config;
+  config.compute_efficiency = 0.5;
+  config.bandwidth_efficiency = 0.5;
+  config.interconnect_efficiency = 0.5;
+  config.iteration_overhead_s = 1e-3;
+  config.allreduce_latency_s = 1e-5;
+  return RooflineCostModel(
+      roofline_inputs(tiny_model(), tiny_device(), *capacity, DType::kFp16, tp), config);
+}
+
+TEST(RooflineCostModel, PrefillByHand) {
+  BatchShape batch;
+  batch.add(100, 0, true);
+  EXPECT_EQ(batch.attention_pairs, 5050u);  // 100 * 101 / 2
+  const IterationCost cost = make_model(1).breakdown(batch);
+  // FLOPs = 2 x 1e9 x 100 + 4 x 2 layers x 4 heads x 64 x 5050 = 200,010,342,400
+  EXPECT_DOUBLE_EQ(cost.compute_s, 200'010'342'400.0 / (100e12 * 0.5));
+  // bytes = 2e9 weights + 100 tokens x 2 layers x 2 x 4 heads x 64 x 2 B = 2,000,204,800
+  EXPECT_DOUBLE_EQ(cost.memory_s, 2'000'204'800.0 / (1e12 * 0.5));
+  EXPECT_EQ(cost.communication_s, 0.0);
+  EXPECT_DOUBLE_EQ(cost.total_s(), cost.memory_s + 1e-3);
+  EXPECT_EQ(make_model(1).iteration_ns(batch), 5'000'410);  // 5.0004096 ms, rounded
+}
+
+TEST(RooflineCostModel, DecodeReadsTheCachedContext) {
+  BatchShape batch;
+  batch.add(1, 1000, false);
+  batch.add(1, 3000, false);
+  EXPECT_EQ(batch.context_tokens, 4000u);
+  EXPECT_EQ(batch.attention_pairs, 4002u);
+  const IterationCost cost = make_model(1).breakdown(batch);
+  EXPECT_DOUBLE_EQ(cost.memory_s, (2e9 + 4002.0 * 2048) / 5e11);
+  EXPECT_GT(cost.memory_s, cost.compute_s);  // decode is memory-bound
+}
+
+TEST(RooflineCostModel, TensorParallelSplitsWorkAndAddsAllReduces) {
+  BatchShape batch;
+  batch.add(1000, 0, true);
+  const IterationCost one = make_model(1).breakdown(batch);
+  const IterationCost two = make_model(2).breakdown(batch);
+  EXPECT_DOUBLE_EQ(two.compute_s, one.compute_s / 2);
+  // 2 all-reduces x 2 layers, each 2 (tp-1)/tp x 1000 x 256 x 2 B over 50 GB/s + 10 us.
+  EXPECT_DOUBLE_EQ(two.communication_s, 4 * (512000.0 / 50e9 + 1e-5));
+}
+
+TEST(CalibratedCostModel, InterpolatesBilinearlyAndExtendsLinearly) {
+  const std::string path = ::testing::TempDir() + "/calibration.csv";
+  std::ofstream(path) << "new_tokens,context_tokens,time_ms\n"
+                         "1,0,10\n1,1000,20\n101,0,30\n101,1000,60\n";
+  auto model = CalibratedCostModel::load(path);
+  ASSERT_TRUE(model.is_ok()) << model.status().message();
+  EXPECT_DOUBLE_EQ((*model)->time_s(51, 500), 0.030);
+  EXPECT_DOUBLE_EQ((*model)->time_s(101, 1000), 0.060);
+  EXPECT_DOUBLE_EQ((*model)->time_s(201, 0), 0.050);  // beyond the grid: the last slope
+  EXPECT_DOUBLE_EQ((*model)->time_s(0, 0), 0.010);    // never below the fastest measurement
+  BatchShape batch;
+  batch.add(51, 500, true);
+  EXPECT_EQ((*model)->iteration_ns(batch), 30'000'000);
+}
+
+TEST(CalibratedCostModel, BadFilesNameTheProblem) {
+  const std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/c1.csv") << "new_tokens,context_tokens,time_ms\n1,0,10\n2,5,x\n";
+  auto bad = CalibratedCostModel::load(dir + "/c1.csv");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("c1.csv:3"), std::string::npos) << bad.status().message();
+  std::ofstream(dir + "/c2.csv") << "new_tokens,context_tokens,time_ms\n1,0,10\n2,5,20\n";
+  auto holes = CalibratedCostModel::load(dir + "/c2.csv");
+  ASSERT_FALSE(holes.is_ok());
+  EXPECT_NE(holes.status().message().find("full grid"), std::string::npos);
+  std::ofstream(dir + "/c3.csv") << "tokens,time\n1,2\n";
+  EXPECT_FALSE(CalibratedCostModel::load(dir + "/c3.csv").is_ok());
+}
+
+}  // namespace
+}  // namespace kvsim::sim

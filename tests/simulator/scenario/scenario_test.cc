@@ -1,0 +1,92 @@
+#include "simulator/scenario/scenario.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/data_dir.h"
+#include "core/presets.h"
+#include "simulator/simulation.h"
+
+namespace kvsim::sim {
+namespace {
+
+TEST(Scenario, EveryEmbeddedScenarioLoadsAndPrepares) {
+  const std::vector<std::string> names = preset_names(PresetKind::kScenario);
+  for (const char* wanted :
+       {"default", "mooncake-conversation", "ascend-310p-nz", "long-context-window"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), wanted), names.end()) << wanted;
+  }
+  for (const std::string& name : names) {
+    auto scenario = load_scenario(name, {});
+    ASSERT_TRUE(scenario.is_ok()) << name << ": " << scenario.status().message();
+    EXPECT_FALSE(scenario->description.empty()) << name;
+    auto setup = prepare_simulation(*scenario);
+    ASSERT_TRUE(setup.is_ok()) << name << ": " << setup.status().message();
+    EXPECT_GT(setup->engine.cache.num_blocks, 0u);
+  }
+}
+
+TEST(Scenario, DottedOverridesReplaceAndCreateFields) {
+  auto scenario =
+      load_scenario("default", {"cache.block_size=512", "cache.num_blocks_override=400000",
+                                "scheduler.preemption=swap", "seed=9",
+                                "workload.synthetic.shared_prefix.probability=0"});
+  ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
+  EXPECT_EQ(scenario->cache.block_size, 512u);
+  EXPECT_EQ(scenario->cache.num_blocks_override, 400000u);
+  EXPECT_EQ(scenario->scheduler.preemption, PreemptionMode::kSwap);
+  EXPECT_EQ(scenario->seed, 9u);
+  EXPECT_EQ(scenario->workload.synthetic.shared_prefix.probability, 0.0);
+  const ConfigNode* node = scenario->tree.find_path("cache.block_size");
+  ASSERT_NE(node, nullptr);
+  EXPECT_EQ(node->text(), "512");
+}
+
+TEST(Scenario, BadValuesNameWhereTheyCameFrom) {
+  auto bad_set = load_scenario("default", {"cache.block_sise=32"});
+  ASSERT_FALSE(bad_set.is_ok());
+  EXPECT_NE(bad_set.status().message().find("block_sise"), std::string::npos);
+  EXPECT_NE(bad_set.status().message().find("block_size"), std::string::npos);  // valid keys
+
+  auto bad_value = load_scenario("default", {"scheduler.preemption=swapp"});
+  ASSERT_FALSE(bad_value.is_ok());
+  EXPECT_NE(bad_value.status().message().find("--set scheduler.preemption=swapp"),
+            std::string::npos)
+      << bad_value.status().message();
+
+  EXPECT_FALSE(load_scenario("default", {"no-equals-sign"}).is_ok());
+  EXPECT_FALSE(load_scenario("nonexistent-scenario", {}).is_ok());
+
+  const std::string path = ::testing::TempDir() + "/scenario.yaml";
+  std::ofstream(path) << "model: llama3-8b\ndevice: a100-80g\nworkload:\n  trace: t.csv\n"
+                         "scheduler:\n  max_num_seqs: 0\n";
+  auto from_file = load_scenario(path, {});
+  ASSERT_FALSE(from_file.is_ok());
+  EXPECT_NE(from_file.status().message().find("scenario.yaml:6:"), std::string::npos)
+      << from_file.status().message();
+}
+
+TEST(Scenario, RelativePathsFollowTheFileAndDataPathsTheDataFolder) {
+  const std::string dir = ::testing::TempDir() + "/scenarios";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/s.yaml") << "model: llama3-8b\ndevice: a100-80g\n"
+                                    "workload: {trace: traces/x.csv}\n"
+                                    "cost_model: {calibration: data:calibration.csv}\n";
+  auto scenario = load_scenario(dir + "/s.yaml", {});
+  ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
+  EXPECT_EQ(scenario->workload.trace,
+            (std::filesystem::path(dir) / "traces/x.csv").lexically_normal().string());
+  EXPECT_EQ(scenario->cost_model.calibration, (data_dir() / "calibration.csv").string());
+  EXPECT_EQ(scenario->name, "s");
+}
+
+TEST(Scenario, WorkloadNeedsExactlyOneSource) {
+  EXPECT_FALSE(load_scenario("default", {"workload.trace=x.csv"}).is_ok());
+  EXPECT_FALSE(load_scenario("default", {"workload.synthetic=null"}).is_ok());
+  EXPECT_TRUE(
+      load_scenario("default", {"workload.synthetic=null", "workload.trace=x.csv"}).is_ok());
+}
+
+}  // namespace
+}  // namespace kvsim::sim

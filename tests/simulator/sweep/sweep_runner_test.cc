@@ -1,0 +1,145 @@
+#include <gmock/gmock.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "simulator/sweep/sweep_merge.h"
+#include "tests/simulator/sweep/sweep_test_util.h"
+
+namespace kvsim::sim::testing {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+const char* kSweep = "base: {a: 0, b: 0}\ngrid:\n  a: [1, 2, 3, 4]\n  b: [10, 20, 30]\n";
+
+SweepRunResult run(const SweepSpec& spec, const fs::path& dir, size_t jobs, PointRunner runner,
+                   bool resume = false, size_t shard = 0, size_t shards = 1) {
+  SweepRunOptions options;
+  options.out_dir = dir;
+  options.jobs = jobs;
+  options.resume = resume;
+  options.shard_index = shard;
+  options.shard_count = shards;
+  auto result = run_sweep(spec, expand(spec), runner, options);
+  EXPECT_TRUE(result.is_ok()) << result.status().message();
+  return result.is_ok() ? *result : SweepRunResult{};
+}
+
+TEST(SweepRunnerTest, WritesOneRowPerPointWithKeysAndMetrics) {
+  const SweepSpec spec = sweep_from_text(kSweep);
+  const fs::path dir = fresh_dir("rows");
+  const SweepRunResult result = run(spec, dir, 1, fake_runner());
+  EXPECT_EQ(result.ran, 12u);
+  const std::string csv = summary_of(dir);
+  EXPECT_THAT(csv, HasSubstr("point_id,point_name,status,error,a,b,sum,x2\n"));
+  const auto points = expand(spec);
+  EXPECT_THAT(csv, HasSubstr(points[5].id + ",\"a=2,b=30\",ok,,2,30,32,4\n"));
+  EXPECT_TRUE(fs::exists(dir / "points" / points[5].id / "extra.txt"));
+  EXPECT_TRUE(fs::exists(dir / "points" / points[5].id / "config.yaml"));
+  EXPECT_TRUE(fs::exists(dir / "sweep.json"));
+  fs::remove_all(dir);
+}
+
+TEST(SweepRunnerTest, AFailingPointIsRecordedAndTheOthersFinish) {
+  const SweepSpec spec = sweep_from_text(kSweep);
+  const fs::path dir = fresh_dir("fail");
+  const SweepRunResult result = run(spec, dir, 2, fake_runner(/*fail_a=*/3));
+  EXPECT_EQ(result.ran, 12u);
+  EXPECT_EQ(result.failed, 3u);
+  const std::string csv = summary_of(dir);
+  EXPECT_THAT(csv, HasSubstr("\"a=3,b=20\",error,a = 3 is impossible,3,20,,\n"));
+  EXPECT_THAT(csv, HasSubstr("\"a=4,b=30\",ok,,4,30,34,8\n"));
+  fs::remove_all(dir);
+}
+
+TEST(SweepRunnerTest, ParallelRunEqualsSerialRun) {
+  const SweepSpec spec = sweep_from_text(kSweep);
+  const fs::path serial = fresh_dir("serial");
+  const fs::path parallel = fresh_dir("parallel");
+  run(spec, serial, 1, fake_runner());
+  run(spec, parallel, 4, fake_runner(-1, 2));
+  EXPECT_EQ(summary_of(serial), summary_of(parallel));
+  fs::remove_all(serial);
+  fs::remove_all(parallel);
+}
+
+size_t finished_points(const fs::path& dir) {
+  size_t count = 0;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir / "points", error)) {
+    count += fs::exists(entry.path() / "result.json") ? 1 : 0;
+  }
+  return count;
+}
+
+// A sweep killed with SIGKILL part-way and then resumed ends with the same summary.csv as an
+// uninterrupted run, and reruns only the points that had not finished.
+TEST(SweepRunnerTest, KilledAndResumedEqualsUninterrupted) {
+  const SweepSpec spec = sweep_from_text(kSweep);
+  const fs::path whole = fresh_dir("whole");
+  const fs::path killed = fresh_dir("killed");
+  run(spec, whole, 1, fake_runner());
+
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    SweepRunOptions options;
+    options.out_dir = killed;
+    (void)run_sweep(spec, expand(spec), fake_runner(-1, 100), options);
+    ::_exit(0);
+  }
+  while (finished_points(killed) < 4) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  const size_t before = finished_points(killed);
+  ASSERT_LT(before, 12u) << "the child finished before it was killed";
+
+  const SweepRunResult resumed = run(spec, killed, 1, fake_runner(), /*resume=*/true);
+  EXPECT_EQ(resumed.skipped, before);
+  EXPECT_EQ(resumed.ran, 12u - before);
+  EXPECT_EQ(summary_of(killed), summary_of(whole));
+  fs::remove_all(whole);
+  fs::remove_all(killed);
+}
+
+TEST(SweepRunnerTest, ShardsMergedEqualTheUnshardedRun) {
+  const SweepSpec spec = sweep_from_text(kSweep);
+  const fs::path whole = fresh_dir("unsharded");
+  run(spec, whole, 1, fake_runner(/*fail_a=*/2));
+  std::vector<fs::path> shards;
+  for (size_t i = 0; i < 5; ++i) {
+    shards.push_back(fresh_dir("shard" + std::to_string(i)));
+    run(spec, shards.back(), 1, fake_runner(/*fail_a=*/2), false, i, 5);
+  }
+  const fs::path merged = fresh_dir("merged");
+  auto result = merge_sweeps(shards, merged);
+  ASSERT_TRUE(result.is_ok()) << result.status().message();
+  EXPECT_EQ(result->num_points, 12u);
+  EXPECT_EQ(result->num_failed, 3u);
+  EXPECT_EQ(summary_of(merged), summary_of(whole));
+
+  auto missing = merge_sweeps({shards[0], shards[1]}, fresh_dir("partial"));
+  ASSERT_FALSE(missing.is_ok());
+  EXPECT_THAT(missing.status().message(), HasSubstr("missing from every folder"));
+  auto twice = merge_sweeps({shards[0], shards[1], shards[2], shards[3], shards[4], whole},
+                            fresh_dir("twice"));
+  ASSERT_FALSE(twice.is_ok());
+  EXPECT_THAT(twice.status().message(), HasSubstr("is in both"));
+  for (const fs::path& dir : shards) fs::remove_all(dir);
+  for (const char* name : {"unsharded", "merged", "partial", "twice"}) fs::remove_all(fresh_dir(name));
+}
+
+TEST(SweepRunnerTest, BadShardIsAnError) {
+  const SweepSpec spec = sweep_from_text(kSweep);
+  SweepRunOptions options;
+  options.out_dir = fresh_dir("badshard");
+  options.shard_index = 3;
+  options.shard_count = 3;
+  EXPECT_FALSE(run_sweep(spec, expand(spec), fake_runner(), options).is_ok());
+}
+
+}  // namespace
+}  // namespace kvsim::sim::testing
