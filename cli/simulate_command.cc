@@ -88,7 +88,7 @@ void print_text(const sim::SimulationSetup& setup, const sim::Summary& s) {
           format_fixed(s.kv_usage_mean * 100, 1) + "%; prefix-cache hit rate " +
           format_fixed(s.prefix_cache_hit_rate * 100, 1) + "%; swapped " +
           format_bytes(static_cast<double>(s.swap_bytes)) + "\n";
-  if (s.cluster != nullptr) text += sim::cluster_summary_text(*s.cluster);
+  if (s.extension != nullptr) text += s.extension->text();
   if (s.workload.rows_skipped_bad > 0 || s.workload.rows_failed > 0) {
     text += "trace    " + format_count(s.workload.rows_skipped_bad) + " bad rows skipped, " +
             format_count(s.workload.rows_failed) + " failed requests left out\n";

@@ -2,15 +2,11 @@
 // run_simulation() returned, the time series and the per-request latencies recorded by a
 // SimObserver while it ran. Qt-free; runs on the JobRunner's worker thread.
 //
-// The series follow timeseries.csv's rows (simulator/output/timeseries_writer.h), so the GUI's curves
-// are the file's columns: row k stands for time k x interval, the engine's state after the last
-// iteration that ended at or before it; the token rates count the tokens of the iterations that
-// ended in ((k-1) interval, k interval], divided by the interval:
-//   tokens_per_s         prefill + decode tokens computed (timeseries.csv's tokens_per_s)
-//   output_tokens_per_s  output tokens sampled
-// The latencies are those summarize_latencies() summarizes (simulator/output/metrics.h), sorted:
-//   ttft_s  first token - arrival;  tpot_s  (finish - first token) / (output tokens - 1),
-// finished requests only, TPOT for requests with at least two output tokens.
+// The series are the engine's series that timeseries.csv writes (the same sampler,
+// simulator/output/interval_sampler.h): row k stands for time k x interval; tokens_per_s and
+// output_tokens_per_s count the iterations that ended in the row's interval. The latencies are
+// those of the summary (simulator/output/request_latency.h), sorted; finished requests only,
+// TPOT for requests with at least two output tokens.
 #pragma once
 
 #include <atomic>
@@ -24,7 +20,7 @@
 #include "core/status.h"
 #include "simulator/output/metrics.h"
 #include "simulator/scenario/scenario.h"
-#include "simulator/engine/sim_observer.h"
+#include "simulator/output/interval_sampler.h"
 
 namespace kvsim::gui {
 
@@ -40,15 +36,13 @@ struct RunSeries {
   std::vector<double> output_tokens_per_s;
 };
 
-// Records RunSeries rows every `interval_ns` of simulated time and the latencies.
-class RunRecorder final : public sim::SimObserver {
+// Records RunSeries rows every `interval_ns` of simulated time (the engine's series,
+// simulator/output/interval_sampler.h) and the latencies (simulator/output/request_latency.h).
+class RunRecorder final : public sim::EngineSeries {
  public:
-  explicit RunRecorder(int64_t interval_ns);
+  explicit RunRecorder(int64_t interval_ns) : EngineSeries(interval_ns) {}
 
-  void on_iteration(const sim::IterationRecord& iteration,
-                    const sim::EngineSnapshot& after) override;
   void on_request_finished(const sim::RequestRecord& request) override;
-  Status finish(const sim::EngineSnapshot& last) override;
 
   // Moves the results out (call once, after the run).
   RunSeries take_series() { return std::move(series_); }
@@ -56,13 +50,8 @@ class RunRecorder final : public sim::SimObserver {
   std::vector<double> take_sorted_tpot_s();
 
  private:
-  void emit_rows_until(int64_t time_ns, bool inclusive);
+  void on_row(const sim::SeriesRow& row) override;
 
-  int64_t interval_ns_;
-  int64_t next_row_ns_;
-  sim::EngineSnapshot state_;
-  uint64_t window_tokens_ = 0;
-  uint64_t window_output_tokens_ = 0;
   RunSeries series_;
   std::vector<double> ttft_s_;
   std::vector<double> tpot_s_;

@@ -81,18 +81,6 @@ LatencySummary summarize_copy(const std::vector<double>& values) {
 
 }  // namespace
 
-std::string_view engine_role_name(EngineRole role) {
-  switch (role) {
-    case EngineRole::kColocated:
-      return "colocated";
-    case EngineRole::kPrefill:
-      return "prefill";
-    case EngineRole::kDecode:
-      return "decode";
-  }
-  return "";
-}
-
 ClusterSummary summarize_cluster(const Cluster& cluster) {
   const ClusterStats& stats = cluster.stats();
   const ClusterConfig& config = cluster.config();
@@ -151,6 +139,8 @@ EngineStats merged_engine_stats(const Cluster& cluster) {
   sum.in_system_ns = stats.in_system_ns;
   return sum;
 }
+
+namespace {
 
 void append_cluster_json(const ClusterSummary& s, nlohmann::ordered_json* json) {
   nlohmann::ordered_json& j = *json;
@@ -243,6 +233,18 @@ std::string cluster_summary_text(const ClusterSummary& s) {
             format_fixed(s.kv_transfer_block_wait_s.p99, 3) + " s\n";
   }
   return text;
+}
+
+}  // namespace
+
+void ClusterSummary::append_json(nlohmann::ordered_json* json) const {
+  append_cluster_json(*this, json);
+}
+
+std::string ClusterSummary::text() const { return cluster_summary_text(*this); }
+
+const ClusterSummary* cluster_summary_of(const Summary& summary) {
+  return dynamic_cast<const ClusterSummary*>(summary.extension.get());
 }
 
 }  // namespace kvsim::sim

@@ -61,7 +61,7 @@ struct KvLinkSummary {
   double busy_s = 0;
 };
 
-struct ClusterSummary {
+struct ClusterSummary final : SummaryExtension {
   std::string router, decode_router, link;
   bool disaggregated = false;
   std::vector<ReplicaSummary> replicas;
@@ -70,7 +70,14 @@ struct ClusterSummary {
   double hbm_hit_rate = 0;
   uint64_t kv_transfers = 0, kv_transfer_bytes = 0;
   LatencySummary kv_transfer_time_s, kv_transfer_queue_s, kv_transfer_block_wait_s;
+
+  // SummaryExtension: the fields above in the summary's JSON, and the text lines.
+  void append_json(nlohmann::ordered_json* json) const override;
+  std::string text() const override;
 };
+
+// The summary's cluster part (null for a lone engine's run).
+const ClusterSummary* cluster_summary_of(const Summary& summary);
 
 // After cluster.run().
 ClusterSummary summarize_cluster(const Cluster& cluster);
@@ -78,13 +85,5 @@ ClusterSummary summarize_cluster(const Cluster& cluster);
 // The replicas' counters summed as one engine's (the summary's common fields); the cluster's
 // own clock, events, arrivals and requests in the system where a sum would double count.
 EngineStats merged_engine_stats(const Cluster& cluster);
-
-// Adds the fields above to a summary's JSON.
-void append_cluster_json(const ClusterSummary& summary, nlohmann::ordered_json* json);
-
-// Lines for `kvsim simulate`'s text output.
-std::string cluster_summary_text(const ClusterSummary& summary);
-
-std::string_view engine_role_name(EngineRole role);
 
 }  // namespace kvsim::sim

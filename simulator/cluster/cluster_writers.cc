@@ -43,16 +43,8 @@ ClusterTimeseriesWriter::ClusterTimeseriesWriter(std::unique_ptr<OutputFile> rep
     : replicas_(std::move(replicas)),
       tiers_(std::move(tiers)),
       cluster_(cluster),
-      interval_ns_(interval_ns),
-      next_row_ns_(interval_ns),
+      sampler_(interval_ns),
       last_tokens_(cluster->num_replicas(), 0) {}
-
-void ClusterTimeseriesWriter::emit_rows_until(int64_t time_ns, bool inclusive) {
-  while (next_row_ns_ < time_ns || (inclusive && next_row_ns_ == time_ns)) {
-    emit_row(next_row_ns_);
-    next_row_ns_ += interval_ns_;
-  }
-}
 
 void ClusterTimeseriesWriter::emit_row(int64_t time_ns) {
   const double time_s = seconds(time_ns);
@@ -74,7 +66,7 @@ void ClusterTimeseriesWriter::emit_row(int64_t time_ns) {
     }
     const uint64_t tokens = engine.stats().tokens_done;
     f.write(",");
-    f.write_double(static_cast<double>(tokens - last_tokens_[r]) / seconds(interval_ns_));
+    f.write_double(static_cast<double>(tokens - last_tokens_[r]) / sampler_.interval_s());
     f.write("\n");
     last_tokens_[r] = tokens;
   }
@@ -97,13 +89,13 @@ void ClusterTimeseriesWriter::emit_row(int64_t time_ns) {
 }
 
 Status ClusterTimeseriesWriter::finish(const EngineSnapshot& last) {
-  emit_rows_until(last.time_ns, /*inclusive=*/true);
-  // The partial last window, so the run's end is visible.
-  bool pending = false;
-  for (size_t r = 0; r < cluster_->num_replicas(); ++r) {
-    pending = pending || cluster_->replica(r).stats().tokens_done > last_tokens_[r];
-  }
-  if (pending) emit_rows_until(next_row_ns_, /*inclusive=*/true);
+  const auto pending = [this] {
+    for (size_t r = 0; r < cluster_->num_replicas(); ++r) {
+      if (cluster_->replica(r).stats().tokens_done > last_tokens_[r]) return true;
+    }
+    return false;
+  };
+  sampler_.finish(last.time_ns, pending, [this](int64_t t) { emit_row(t); });
   Status status = replicas_->close();
   if (tiers_ != nullptr) {
     const Status closed = tiers_->close();

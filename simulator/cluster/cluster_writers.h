@@ -20,6 +20,7 @@
 
 #include "simulator/cluster/cluster.h"
 #include "simulator/io/output_file.h"
+#include "simulator/output/interval_sampler.h"
 #include "simulator/engine/sim_observer.h"
 
 namespace kvsim::sim {
@@ -31,20 +32,20 @@ class ClusterTimeseriesWriter final : public SimObserver {
                                                                    int64_t interval_ns,
                                                                    const Cluster* cluster);
   // The cluster is about to handle the events at now_ns: rows for the times before it.
-  void on_instant(int64_t now_ns) { emit_rows_until(now_ns, /*inclusive=*/false); }
+  void on_instant(int64_t now_ns) {
+    sampler_.advance_to(now_ns, /*inclusive=*/false, [this](int64_t t) { emit_row(t); });
+  }
   Status finish(const EngineSnapshot& last) override;
 
  private:
   ClusterTimeseriesWriter(std::unique_ptr<OutputFile> replicas, std::unique_ptr<OutputFile> tiers,
                           int64_t interval_ns, const Cluster* cluster);
-  void emit_rows_until(int64_t time_ns, bool inclusive);
   void emit_row(int64_t time_ns);
 
   std::unique_ptr<OutputFile> replicas_;
   std::unique_ptr<OutputFile> tiers_;  // null without tiers
   const Cluster* cluster_;
-  int64_t interval_ns_;
-  int64_t next_row_ns_;
+  IntervalSampler sampler_;
   std::vector<uint64_t> last_tokens_;  // each replica's tokens_done at the previous row
 };
 

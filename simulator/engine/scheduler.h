@@ -48,25 +48,10 @@
 #include "core/kv_cache_manager.h"
 #include "simulator/engine/cost_model.h"
 #include "simulator/cluster/kv_tiers.h"
-#include "simulator/scenario/scenario.h"
+#include "simulator/engine/scheduler_limits.h"
 #include "simulator/engine/sim_request.h"
 
 namespace kvsim::sim {
-
-// What an instance does: everything, or one side of a disaggregated pair.
-enum class EngineRole : uint8_t { kColocated, kPrefill, kDecode };
-
-struct SchedulerLimits {
-  uint32_t max_num_seqs = 256;
-  uint32_t max_num_batched_tokens = 8192;
-  bool chunked_prefill = true;
-  PreemptionMode preemption = PreemptionMode::kRecompute;
-  bool prefix_caching = true;
-  // Positions a sequence attends to (the retention policy's sink + window); 0 = all.
-  uint64_t attention_sink_tokens = 0;
-  uint64_t attention_window_tokens = 0;
-  EngineRole role = EngineRole::kColocated;
-};
 
 // One request's share of a step.
 struct ScheduledChunk {

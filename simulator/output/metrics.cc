@@ -3,14 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "simulator/cluster/cluster_summary.h"
+#include "simulator/output/request_latency.h"
 
 namespace kvsim::sim {
 namespace {
-
-constexpr double kNsPerS = 1e9;
-
-double seconds(int64_t ns) { return static_cast<double>(ns) / kNsPerS; }
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
@@ -53,12 +49,11 @@ LatencySummary summarize_latencies(std::vector<double>* values) {
 }
 
 void MetricsCollector::on_request_finished(const RequestRecord& r) {
-  ttft_s_.push_back(seconds(r.first_token_ns - r.arrival_ns));
-  e2e_s_.push_back(seconds(r.finish_ns - r.arrival_ns));
-  queue_s_.push_back(seconds(r.first_scheduled_ns - r.arrival_ns));
-  if (r.output_tokens > 1) {
-    tpot_s_.push_back(seconds(r.finish_ns - r.first_token_ns) / (r.output_tokens - 1));
-  }
+  const RequestLatency latency = latency_of(r);
+  ttft_s_.push_back(latency.ttft_s);
+  e2e_s_.push_back(latency.e2e_s);
+  queue_s_.push_back(latency.queue_s);
+  if (latency.tpot_s) tpot_s_.push_back(*latency.tpot_s);
   prompt_tokens_ += r.prompt_tokens;
   cached_prompt_tokens_ += r.cached_prompt_tokens;
   output_tokens_ += r.output_tokens;
@@ -75,7 +70,7 @@ Summary MetricsCollector::build(const RunInfo& info, const EngineStats& stats,
   s.dropped_too_large = stats.dropped[static_cast<int>(DropReason::kTooLarge)];
   s.dropped_budget = stats.dropped[static_cast<int>(DropReason::kBudget)];
   s.dropped_never_fits = stats.dropped[static_cast<int>(DropReason::kNeverFits)];
-  s.sim_duration_s = seconds(stats.last_event_ns);
+  s.sim_duration_s = ns_to_seconds(stats.last_event_ns);
   s.prompt_tokens = prompt_tokens_;
   s.cached_prompt_tokens = cached_prompt_tokens_;
   s.output_tokens = output_tokens_;
@@ -155,7 +150,7 @@ nlohmann::ordered_json summary_to_json(const Summary& s, bool with_wall) {
                    {"rows_skipped_bad", s.workload.rows_skipped_bad},
                    {"rows_failed", s.workload.rows_failed},
                    {"first_bad_row", s.workload.first_bad_row}};
-  if (s.cluster != nullptr) append_cluster_json(*s.cluster, &j);
+  if (s.extension != nullptr) s.extension->append_json(&j);
   if (with_wall) {
     j["wall_s"] = s.wall_s;
     j["events_per_s"] = ratio(static_cast<double>(s.events), s.wall_s);

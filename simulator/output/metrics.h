@@ -61,7 +61,16 @@ struct RunInfo {
   uint64_t kv_bytes_per_block = 0;
 };
 
-struct ClusterSummary;  // simulator/cluster/cluster_summary.h
+// What a run of several engines adds to the summary: a cluster's replicas, tiers and KV links
+// (simulator/cluster/cluster_summary.h implements it; the output layer knows only this).
+class SummaryExtension {
+ public:
+  virtual ~SummaryExtension() = default;
+  // Adds its fields to the summary's JSON (after the common ones).
+  virtual void append_json(nlohmann::ordered_json* json) const = 0;
+  // Its lines for `kvsim simulate`'s text output.
+  virtual std::string text() const = 0;
+};
 
 struct Summary {
   RunInfo info;
@@ -83,7 +92,7 @@ struct Summary {
   WorkloadStats workload;
   // A cluster's replicas, tiers and KV transfers (null for one engine: summary.json then has
   // none of their fields).
-  std::shared_ptr<const ClusterSummary> cluster;
+  std::shared_ptr<const SummaryExtension> extension;
   double wall_s = 0;  // not part of summary.json
 };
 

@@ -1,11 +1,8 @@
 #include "simulator/output/requests_csv_writer.h"
 
+#include "simulator/output/request_latency.h"
+
 namespace kvsim::sim {
-namespace {
-
-double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
-
-}  // namespace
 
 StatusOr<std::unique_ptr<RequestsCsvWriter>> RequestsCsvWriter::create(const std::string& path,
                                                                        bool cluster_columns) {
@@ -19,10 +16,11 @@ StatusOr<std::unique_ptr<RequestsCsvWriter>> RequestsCsvWriter::create(const std
 }
 
 void RequestsCsvWriter::on_request_finished(const RequestRecord& r) {
+  const RequestLatency latency = latency_of(r);
   OutputFile& f = *file_;
   f.write_uint(r.id);
   f.write(",");
-  f.write_double(seconds(r.arrival_ns));
+  f.write_double(ns_to_seconds(r.arrival_ns));
   f.write(",");
   f.write_uint(r.prompt_tokens);
   f.write(",");
@@ -30,13 +28,11 @@ void RequestsCsvWriter::on_request_finished(const RequestRecord& r) {
   f.write(",");
   f.write_uint(r.cached_prompt_tokens);
   f.write(",");
-  f.write_double(seconds(r.first_token_ns - r.arrival_ns));
+  f.write_double(latency.ttft_s);
   f.write(",");
-  if (r.output_tokens > 1) {
-    f.write_double(seconds(r.finish_ns - r.first_token_ns) / (r.output_tokens - 1));
-  }
+  if (latency.tpot_s) f.write_double(*latency.tpot_s);
   f.write(",");
-  f.write_double(seconds(r.finish_ns - r.arrival_ns));
+  f.write_double(latency.e2e_s);
   f.write(",");
   f.write_uint(r.preemptions);
   if (cluster_columns_) {
@@ -46,7 +42,7 @@ void RequestsCsvWriter::on_request_finished(const RequestRecord& r) {
     f.write_int(r.prefill_replica);
     f.write(",");
     if (r.prefilled_ns >= 0 && r.kv_arrived_ns >= 0) {
-      f.write_double(seconds(r.kv_arrived_ns - r.prefilled_ns));
+      f.write_double(ns_to_seconds(r.kv_arrived_ns - r.prefilled_ns));
     }
   }
   f.write("\n");

@@ -1,5 +1,7 @@
 #include "simulator/output/timeseries_writer.h"
 
+#include "simulator/output/request_latency.h"
+
 namespace kvsim::sim {
 
 StatusOr<std::unique_ptr<TimeseriesWriter>> TimeseriesWriter::create(const std::string& path,
@@ -12,38 +14,23 @@ StatusOr<std::unique_ptr<TimeseriesWriter>> TimeseriesWriter::create(const std::
   return std::unique_ptr<TimeseriesWriter>(new TimeseriesWriter(std::move(file), interval_ns));
 }
 
-TimeseriesWriter::TimeseriesWriter(std::unique_ptr<OutputFile> file, int64_t interval_ns)
-    : file_(std::move(file)), interval_ns_(interval_ns), next_row_ns_(interval_ns) {}
-
-void TimeseriesWriter::emit_rows_until(int64_t time_ns, bool inclusive) {
-  while (next_row_ns_ < time_ns || (inclusive && next_row_ns_ == time_ns)) {
-    OutputFile& f = *file_;
-    f.write_double(static_cast<double>(next_row_ns_) / 1e9);
-    for (uint64_t value : {uint64_t{state_.kv_blocks_used}, uint64_t{state_.kv_blocks_cached_free},
-                           uint64_t{state_.kv_blocks_free}, uint64_t{state_.running},
-                           uint64_t{state_.waiting}, uint64_t{state_.swapped}}) {
-      f.write(",");
-      f.write_uint(value);
-    }
+void TimeseriesWriter::on_row(const SeriesRow& row) {
+  OutputFile& f = *file_;
+  const EngineSnapshot& s = row.state;
+  f.write_double(ns_to_seconds(row.time_ns));
+  for (uint64_t value : {uint64_t{s.kv_blocks_used}, uint64_t{s.kv_blocks_cached_free},
+                         uint64_t{s.kv_blocks_free}, uint64_t{s.running}, uint64_t{s.waiting},
+                         uint64_t{s.swapped}}) {
     f.write(",");
-    f.write_double(static_cast<double>(window_tokens_) / (static_cast<double>(interval_ns_) / 1e9));
-    f.write("\n");
-    window_tokens_ = 0;
-    next_row_ns_ += interval_ns_;
+    f.write_uint(value);
   }
-}
-
-void TimeseriesWriter::on_iteration(const IterationRecord& iteration, const EngineSnapshot& after) {
-  emit_rows_until(iteration.end_ns, /*inclusive=*/false);
-  window_tokens_ += iteration.shape.new_tokens;
-  state_ = after;
+  f.write(",");
+  f.write_double(row.tokens_per_s);
+  f.write("\n");
 }
 
 Status TimeseriesWriter::finish(const EngineSnapshot& last) {
-  state_ = last;
-  emit_rows_until(last.time_ns, /*inclusive=*/true);
-  // The partial last window, so the run's end is visible.
-  if (window_tokens_ > 0) emit_rows_until(next_row_ns_, /*inclusive=*/true);
+  KVSIM_RETURN_IF_ERROR(EngineSeries::finish(last));
   return file_->close();
 }
 

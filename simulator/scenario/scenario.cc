@@ -16,11 +16,6 @@ namespace {
 
 constexpr uint32_t kMaxTokens = 1u << 30;
 
-constexpr EnumNames<PreemptionMode, 2> kPreemptionNames{{{
-    {PreemptionMode::kRecompute, "recompute"},
-    {PreemptionMode::kSwap, "swap"},
-}}};
-
 // A relative path of a scenario file is relative to the file's folder; data: paths go to the
 // shared data folder.
 std::string resolve_path(const std::string& path, const std::string& base_dir) {
@@ -174,12 +169,6 @@ StatusOr<ConfigNode> read_preset_ref(const ConfigNode& node, const std::string& 
   std::string text = node.text();
   if (looks_like_path(text)) text = resolve_path(text, base_dir);
   return ConfigNode::scalar(text, node.mark());
-}
-
-std::string_view preemption_mode_name(PreemptionMode mode) { return kPreemptionNames.name(mode); }
-
-StatusOr<PreemptionMode> parse_preemption_mode(std::string_view name) {
-  return kPreemptionNames.parse(name, "preemption mode");
 }
 
 Status apply_override(ConfigNode* tree, std::string_view assignment) {

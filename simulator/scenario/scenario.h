@@ -36,14 +36,11 @@
 #include "core/status.h"
 #include "simulator/scenario/cluster_scenario.h"
 #include "simulator/cost/roofline_cost_model.h"
+#include "simulator/engine/scheduler_limits.h"
 #include "simulator/workload/synthetic_workload.h"
 #include "simulator/workload/trace_reader.h"
 
 namespace kvsim::sim {
-
-enum class PreemptionMode : uint8_t { kRecompute, kSwap };
-std::string_view preemption_mode_name(PreemptionMode mode);
-StatusOr<PreemptionMode> parse_preemption_mode(std::string_view name);
 
 struct CacheSection {
   uint32_t block_size = 0;           // tokens per block; 0 = the device's default

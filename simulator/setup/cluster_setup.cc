@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "simulator/simulation.h"
+#include "simulator/setup/engine_setup.h"
 
 namespace kvsim::sim {
 namespace {
@@ -72,7 +72,7 @@ StatusOr<ClusterSetup> prepare_cluster(const Scenario& s) {
     KVSIM_ASSIGN_OR_RETURN(setup.link, resolve_link(s.disaggregation.link));
   }
   for (const ReplicaGroup& group : replica_groups(s)) {
-    KVSIM_ASSIGN_OR_RETURN(SimulationSetup engine,
+    KVSIM_ASSIGN_OR_RETURN(EngineSetup engine,
                            prepare_engine_setup(replica_scenario(s, group)));
     for (uint32_t i = 0; i < group.count; ++i) {
       ReplicaSetup replica;

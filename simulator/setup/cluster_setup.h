@@ -1,6 +1,6 @@
 // ClusterSetup: a cluster scenario resolved and sized — one engine setup per replica, the
-// routers, the KV link and the lower tiers — the cluster counterpart of SimulationSetup's
-// single engine (simulator/simulation.h, whose prepare_simulation() calls prepare_cluster()).
+// routers, the KV link and the lower tiers — the cluster counterpart of EngineSetup
+// (simulator/setup/engine_setup.h); the façade's prepare_simulation() calls prepare_cluster().
 //
 // Each replica is sized exactly as a lone engine of its group would be (the same capacity
 // planner call, core/capacity.h: `kvsim capacity` with the group's device, num_devices,
@@ -52,7 +52,7 @@ Scenario replica_scenario(const Scenario& scenario, const ReplicaGroup& group);
 
 // Resolves the scenario's cluster sections: each replica group's variant of the scenario
 // (its device, num_devices, block size, mem_fraction, block override) is set up as a lone
-// engine would be (prepare_engine_setup, simulator/simulation.h).
+// engine would be (prepare_engine_setup, simulator/setup/engine_setup.h).
 StatusOr<ClusterSetup> prepare_cluster(const Scenario& scenario);
 
 // The cluster's configuration for simulator/cluster/cluster.h.

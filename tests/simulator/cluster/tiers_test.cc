@@ -163,12 +163,13 @@ TEST(Tiers, InfiniteLowerTierGivesTheInfiniteCacheHitRateOfTheMooncakeTrace) {
   tiered.insert(tiered.end(), {"tiers.dram.capacity_gib=8750", "tiers.dram.bandwidth_gbps=25"});
   const Summary summary = simulate(tiered);
   EXPECT_EQ(summary.requests_completed, 12031u);
-  ASSERT_NE(summary.cluster, nullptr);
-  ASSERT_EQ(summary.cluster->tiers.size(), 1u);
-  EXPECT_EQ(summary.cluster->tiers[0].evicted_blocks, 0u);
-  EXPECT_GT(summary.cluster->tiers[0].hit_blocks, 0u);
+  const ClusterSummary* cluster = cluster_summary_of(summary);
+  ASSERT_NE(cluster, nullptr);
+  ASSERT_EQ(cluster->tiers.size(), 1u);
+  EXPECT_EQ(cluster->tiers[0].evicted_blocks, 0u);
+  EXPECT_GT(cluster->tiers[0].hit_blocks, 0u);
   EXPECT_DOUBLE_EQ(summary.prefix_cache_hit_rate, expected);
-  EXPECT_NEAR(summary.cluster->hbm_hit_rate + summary.cluster->tiers[0].prefix_cache_hit_rate,
+  EXPECT_NEAR(cluster->hbm_hit_rate + cluster->tiers[0].prefix_cache_hit_rate,
               expected, 1e-12);
 }
 

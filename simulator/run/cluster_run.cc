@@ -1,4 +1,4 @@
-#include "simulator/setup/cluster_simulation.h"
+#include "simulator/run/cluster_run.h"
 
 #include <algorithm>
 #include <chrono>
@@ -6,15 +6,17 @@
 
 #include "simulator/output/chrome_trace_writer.h"
 #include "simulator/cluster/cluster_summary.h"
+#include "simulator/cost/make_cost_model.h"
 #include "simulator/cluster/cluster_writers.h"
 #include "simulator/output/requests_csv_writer.h"
+#include "simulator/setup/workload_source.h"
 
 namespace kvsim::sim {
 namespace {
 
-RunInfo cluster_run_info(const SimulationSetup& setup, const std::string& cost_model) {
+RunInfo cluster_run_info(const EngineSetup& setup, const ClusterSetup& cluster,
+                         const std::string& cost_model) {
   const Scenario& s = setup.scenario;
-  const ClusterSetup& cluster = *setup.cluster;
   const ReplicaSetup& first = cluster.replicas.front();
   RunInfo info;
   info.scenario = s.name;
@@ -45,9 +47,8 @@ StatusOr<std::vector<std::unique_ptr<SimObserver>>> make_cluster_writers(const S
     writers.push_back(std::move(w));
   }
   if (!dir.empty() && s.output.timeseries) {
-    const int64_t interval_ns =
-        std::max<int64_t>(1, std::llround(s.output.timeseries_interval_s * 1e9));
-    KVSIM_ASSIGN_OR_RETURN(auto w, ClusterTimeseriesWriter::create(dir, interval_ns, cluster));
+    KVSIM_ASSIGN_OR_RETURN(auto w, ClusterTimeseriesWriter::create(
+                                       dir, timeseries_interval_ns(s.output), cluster));
     ClusterTimeseriesWriter* sampler = w.get();
     cluster->add_instant_callback([sampler](int64_t now_ns) { sampler->on_instant(now_ns); });
     writers.push_back(std::move(w));
@@ -56,8 +57,7 @@ StatusOr<std::vector<std::unique_ptr<SimObserver>>> make_cluster_writers(const S
     KVSIM_ASSIGN_OR_RETURN(auto w, TransfersCsvWriter::create(dir + "/transfers.csv"));
     writers.push_back(std::move(w));
   }
-  const std::string chrome =
-      !options.chrome_trace.empty() ? options.chrome_trace : s.output.chrome_trace;
+  const std::string chrome = chrome_trace_path(s, options);
   if (!chrome.empty()) {
     std::vector<std::string> names;
     for (size_t r = 0; r < cluster->num_replicas(); ++r) {
@@ -71,25 +71,26 @@ StatusOr<std::vector<std::unique_ptr<SimObserver>>> make_cluster_writers(const S
 
 }  // namespace
 
-StatusOr<Summary> run_cluster_simulation(const SimulationSetup& setup, const RunOptions& options) {
+StatusOr<Summary> run_cluster(const EngineSetup& setup, const ClusterSetup& cluster_setup,
+                              const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   const Scenario& s = setup.scenario;
   std::vector<std::unique_ptr<CostModel>> cost_models;
-  for (const ReplicaSetup& replica : setup.cluster->replicas) {
+  for (const ReplicaSetup& replica : cluster_setup.replicas) {
     KVSIM_ASSIGN_OR_RETURN(
         auto cost, make_cost_model(s.cost_model, setup.model, replica.device, replica.capacity,
                                    s.weight_dtype, replica.num_devices));
     cost_models.push_back(std::move(cost));
   }
-  const RunInfo info = cluster_run_info(setup, cost_models.front()->name());
+  const RunInfo info = cluster_run_info(setup, cluster_setup, cost_models.front()->name());
   KVSIM_ASSIGN_OR_RETURN(auto source, make_request_source(s.workload, s.seed));
-  ClusterConfig config = cluster_config(*setup.cluster);
+  ClusterConfig config = cluster_config(cluster_setup);
   config.progress_every_events = setup.engine.progress_every_events;
   KVSIM_ASSIGN_OR_RETURN(auto cluster,
                          Cluster::create(config, std::move(cost_models), std::move(source)));
   MetricsCollector metrics;
   cluster->add_observer(&metrics);
-  const std::string dir = !options.out_dir.empty() ? options.out_dir : s.output.dir;
+  const std::string dir = output_dir(s, options);
   KVSIM_ASSIGN_OR_RETURN(auto writers, make_cluster_writers(s, dir, options, cluster.get()));
   for (auto& writer : writers) cluster->add_observer(writer.get());
   for (SimObserver* observer : options.observers) cluster->add_observer(observer);
@@ -103,7 +104,7 @@ StatusOr<Summary> run_cluster_simulation(const SimulationSetup& setup, const Run
   for (const ReplicaSummary& replica : cluster_summary->replicas) {
     summary.kv_usage_peak = std::max(summary.kv_usage_peak, replica.kv_usage_peak);
   }
-  summary.cluster = std::move(cluster_summary);
+  summary.extension = std::move(cluster_summary);
   KVSIM_RETURN_IF_ERROR(finish_summary(dir, wall_start, &summary));
   return summary;
 }

@@ -1,6 +1,6 @@
-// run_cluster_simulation: a cluster scenario (Scenario::is_cluster) from its setup to the
-// summary — run_simulation() (simulator/simulation.h) hands cluster setups here, so the CLI,
-// sweeps and the GUI run clusters unchanged.
+// run_cluster: a cluster scenario (Scenario::is_cluster) from its setup to the summary —
+// run_simulation() (simulator/simulation.h) hands cluster setups here, so the CLI, sweeps and
+// the GUI run clusters unchanged.
 //
 // Builds one cost model per replica (its device and TP group), the workload, the Cluster
 // (simulator/cluster/cluster.h), the metrics and the files (when an output folder is given):
@@ -12,10 +12,14 @@
 // The same scenario and seed give byte-identical files.
 #pragma once
 
-#include "simulator/simulation.h"
+#include "simulator/run/run_options.h"
+#include "simulator/setup/cluster_setup.h"
+#include "simulator/setup/engine_setup.h"
 
 namespace kvsim::sim {
 
-StatusOr<Summary> run_cluster_simulation(const SimulationSetup& setup, const RunOptions& options);
+// `first` is the first replica's engine setup (the scenario and model of every replica).
+StatusOr<Summary> run_cluster(const EngineSetup& first, const ClusterSetup& cluster,
+                              const RunOptions& options);
 
 }  // namespace kvsim::sim

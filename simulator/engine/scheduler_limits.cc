@@ -1,0 +1,29 @@
+#include "simulator/engine/scheduler_limits.h"
+
+#include "core/enum_names.h"
+
+namespace kvsim::sim {
+namespace {
+
+constexpr EnumNames<PreemptionMode, 2> kPreemptionNames{{{
+    {PreemptionMode::kRecompute, "recompute"},
+    {PreemptionMode::kSwap, "swap"},
+}}};
+
+constexpr EnumNames<EngineRole, 3> kRoleNames{{{
+    {EngineRole::kColocated, "colocated"},
+    {EngineRole::kPrefill, "prefill"},
+    {EngineRole::kDecode, "decode"},
+}}};
+
+}  // namespace
+
+std::string_view preemption_mode_name(PreemptionMode mode) { return kPreemptionNames.name(mode); }
+
+StatusOr<PreemptionMode> parse_preemption_mode(std::string_view name) {
+  return kPreemptionNames.parse(name, "preemption mode");
+}
+
+std::string_view engine_role_name(EngineRole role) { return kRoleNames.name(role); }
+
+}  // namespace kvsim::sim

@@ -1,0 +1,33 @@
+#include "simulator/run/run_options.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "simulator/io/atomic_file.h"
+
+namespace kvsim::sim {
+
+std::string output_dir(const Scenario& scenario, const RunOptions& options) {
+  return !options.out_dir.empty() ? options.out_dir : scenario.output.dir;
+}
+
+std::string chrome_trace_path(const Scenario& scenario, const RunOptions& options) {
+  return !options.chrome_trace.empty() ? options.chrome_trace : scenario.output.chrome_trace;
+}
+
+int64_t timeseries_interval_ns(const OutputSection& output) {
+  return std::max<int64_t>(1, std::llround(output.timeseries_interval_s * 1e9));
+}
+
+Status finish_summary(const std::string& dir, std::chrono::steady_clock::time_point wall_start,
+                      Summary* summary) {
+  if (!dir.empty()) {
+    KVSIM_RETURN_IF_ERROR(write_file_atomic(
+        dir + "/summary.json", summary_to_json(*summary, /*with_wall=*/false).dump(2) + "\n"));
+  }
+  summary->wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return Status();
+}
+
+}  // namespace kvsim::sim

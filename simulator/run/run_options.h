@@ -1,0 +1,38 @@
+// What a caller asks of a run (the CLI, sweeps, the GUI, tests), and the pieces every run
+// shares: where its files go and how its summary ends.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "simulator/engine/engine.h"
+#include "simulator/output/metrics.h"
+#include "simulator/scenario/scenario.h"
+
+namespace kvsim::sim {
+
+struct RunOptions {
+  std::string out_dir;       // overrides output.dir; empty and no output.dir = no files
+  std::string chrome_trace;  // overrides output.chrome_trace
+  std::function<void(const Progress&)> progress;
+  std::vector<SimObserver*> observers;      // more observers (the GUI's plots)
+  const std::atomic<bool>* stop = nullptr;  // set: the run ends soon with a cancelled Status
+};
+
+// The folder a run writes to: the option, else the scenario's output.dir ("" = no files).
+std::string output_dir(const Scenario& scenario, const RunOptions& options);
+// The Chrome trace file: the option, else the scenario's ("" = none).
+std::string chrome_trace_path(const Scenario& scenario, const RunOptions& options);
+// output.timeseries_interval_s in nanoseconds, at least 1.
+int64_t timeseries_interval_ns(const OutputSection& output);
+
+// The end of a run: DIR/summary.json written (when `dir` is set), then summary->wall_s set to
+// the wall time since `wall_start`.
+Status finish_summary(const std::string& dir, std::chrono::steady_clock::time_point wall_start,
+                      Summary* summary);
+
+}  // namespace kvsim::sim

@@ -1,0 +1,103 @@
+#include "simulator/setup/engine_setup.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/preset_loader.h"
+#include "core/presets.h"
+
+namespace kvsim::sim {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+StatusOr<ModelSpec> resolve_model(const ConfigNode& node) {
+  if (node.is_map()) return model_from_config(node, "inline-model");
+  return load_model(node.text());
+}
+
+StatusOr<DeviceSpec> resolve_device(const ConfigNode& node) {
+  if (node.is_map()) return device_from_config(node, "inline-device");
+  return load_device(node.text());
+}
+
+StatusOr<std::shared_ptr<const RetentionPolicy>> resolve_retention(const Scenario& s,
+                                                                   const ModelSpec& model) {
+  std::string spec = s.cache.retention;
+  if (spec == "full" && model.sliding_window_tokens > 0) {
+    spec = "window:" + std::to_string(model.sliding_window_tokens);
+  }
+  KVSIM_ASSIGN_OR_RETURN(std::unique_ptr<RetentionPolicy> policy, make_retention_policy(spec));
+  return std::shared_ptr<const RetentionPolicy>(std::move(policy));
+}
+
+Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineConfig* e) {
+  const CapacityResult& capacity = setup.capacity;
+  uint64_t num_blocks = s.cache.num_blocks_override;
+  if (num_blocks == 0) {
+    if (!capacity.num_blocks || *capacity.num_blocks == 0) {
+      return Status::invalid_argument(
+          "no KV block fits: '" + setup.model.name + "' on " + std::to_string(s.num_devices) +
+          " x '" + setup.device.name +
+          "' leaves no memory for the KV cache (weights + "
+          "activation reserve exceed memory x mem_fraction); raise num_devices or mem_fraction");
+    }
+    num_blocks = *capacity.num_blocks;
+  }
+  if (num_blocks > kMaxNumBlocks) {
+    return Status::invalid_argument("the pool of " + std::to_string(num_blocks) +
+                                    " blocks is larger than the cache manager's limit; raise "
+                                    "cache.block_size");
+  }
+  e->cache.num_blocks = static_cast<uint32_t>(num_blocks);
+  e->cache.block_size = capacity.block_size;
+  e->cache.eviction = s.cache.prefix_caching ? s.cache.eviction : "none";
+  e->cache.bytes_per_block = capacity.kv_bytes_per_block;
+  const double host_blocks =
+      std::floor(s.cache.host_swap_gib * kGiB / static_cast<double>(capacity.kv_bytes_per_block));
+  e->cache.num_host_blocks = static_cast<uint32_t>(
+      std::min(host_blocks, static_cast<double>(std::numeric_limits<uint32_t>::max())));
+  KVSIM_ASSIGN_OR_RETURN(auto retention, resolve_retention(s, setup.model));
+  SchedulerLimits& limits = e->scheduler;
+  limits.max_num_seqs = s.scheduler.max_num_seqs;
+  limits.max_num_batched_tokens = s.scheduler.max_num_batched_tokens;
+  limits.chunked_prefill = s.scheduler.chunked_prefill;
+  limits.preemption = s.scheduler.preemption;
+  limits.prefix_caching = s.cache.prefix_caching;
+  if (const auto window = retention->window_tokens()) {
+    limits.attention_sink_tokens = retention->sink_tokens();
+    limits.attention_window_tokens = *window;
+    e->cache.retention = std::move(retention);  // "full" stays null: nothing to trim
+  }
+  e->max_model_len = setup.model.max_position_embeddings;
+  e->host_link_bytes_per_s = setup.device.host_link_gbps * 1e9;
+  return Status::ok();
+}
+
+}  // namespace
+
+StatusOr<EngineSetup> prepare_engine_setup(const Scenario& s) {
+  EngineSetup setup;
+  setup.scenario = s;
+  KVSIM_ASSIGN_OR_RETURN(setup.model, resolve_model(s.model));
+  KVSIM_ASSIGN_OR_RETURN(setup.device, resolve_device(s.device));
+  if (setup.model.num_params == 0) {
+    return Status::invalid_argument("model '" + setup.model.name +
+                                    "' has no num_params: the simulator needs the weights' size");
+  }
+  if (s.num_devices > 1 && !(setup.device.interconnect_gbps > 0)) {
+    return Status::invalid_argument("num_devices > 1 needs the device's interconnect_gbps");
+  }
+  CapacityQuery& q = setup.capacity_query;
+  q.kv.dtype = s.cache.dtype;
+  q.kv.quant_group = s.cache.quant_group;
+  q.weight_dtype = s.weight_dtype;
+  q.block_size = s.cache.block_size;
+  q.tp = s.num_devices;
+  q.mem_fraction = s.cache.mem_fraction;
+  KVSIM_ASSIGN_OR_RETURN(setup.capacity, compute_capacity(setup.model, &setup.device, q));
+  KVSIM_RETURN_IF_ERROR(fill_engine_config(s, setup, &setup.engine));
+  return setup;
+}
+
+}  // namespace kvsim::sim
