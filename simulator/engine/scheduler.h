@@ -123,6 +123,11 @@ class Scheduler {
 
   size_t num_running() const { return running_.size(); }
   size_t num_waiting() const { return waiting_.size(); }
+  // The queues' slots: running in admission order (the back is preempted first), waiting and
+  // swapped front first (the next to be admitted or swapped in). For tests and reports.
+  const std::vector<uint32_t>& running() const { return running_; }
+  const std::deque<uint32_t>& waiting() const { return waiting_; }
+  const std::deque<uint32_t>& swapped() const { return swapped_; }
   // Swapped out, swapping out or swapping in.
   size_t num_swapped() const { return swapped_.size() + num_swapping_out_ + num_swapping_in_; }
   size_t num_swapping() const { return num_swapping_out_ + num_swapping_in_; }
