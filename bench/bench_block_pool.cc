@@ -111,7 +111,7 @@ void BM_PrefixHit(benchmark::State& state) {
     cache.add_request(id, prompt_tokens, hashes);
     const kvsim::PrefixHit hit = cache.get_computed_blocks(id);
     benchmark::DoNotOptimize(
-        cache.allocate_slots(id, prompt_tokens - hit.num_tokens, hit.num_blocks));
+        cache.allocate_slots(id, prompt_tokens - hit.num_tokens, hit));
     cache.free(id++);
   });
 }

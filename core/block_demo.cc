@@ -44,7 +44,7 @@ class DemoRecorder {
   bool admit(RequestId id) {
     const PrefixHit hit = cache_.get_computed_blocks(id);
     const uint64_t rest = known_.at(id) - hit.num_tokens;
-    return cache_.allocate_slots(id, rest, hit.num_blocks).has_value();
+    return cache_.allocate_slots(id, rest, hit).has_value();
   }
   void set_known(RequestId id, uint64_t tokens) { known_[id] = tokens; }
 

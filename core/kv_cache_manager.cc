@@ -92,56 +92,65 @@ void KvCacheManager::add_request(RequestId id, uint64_t num_prompt_tokens,
 }
 
 PrefixHit KvCacheManager::get_computed_blocks(RequestId id) const {
+  PrefixHit hit;
+  get_computed_blocks(id, &hit);
+  return hit;
+}
+
+void KvCacheManager::get_computed_blocks(RequestId id, PrefixHit* hit) const {
+  hit->clear();
   const RequestState& s = state(id);
   KVSIM_CHECK(s.num_tokens == 0 && !s.swapped, "get_computed_blocks() of a request with slots");
-  if (!pool_.caches_prefixes() || s.num_known_tokens == 0) return {};
+  if (!pool_.caches_prefixes() || s.num_known_tokens == 0) return;
   // At least one token is computed (its logits are needed): a hit stops one token short.
   const uint64_t max_blocks =
       std::min<uint64_t>(s.hashes.size(), (s.num_known_tokens - 1) / block_size_);
-  PrefixHit hit;
   const auto prefetch = [&](size_t i) { pool_.prefetch_cache_slot_of(s.hashes[i]); };
-  for (; hit.num_blocks < max_blocks; ++hit.num_blocks) {
-    prefetch_ahead<16>(hit.num_blocks, 0, max_blocks, prefetch);
-    const std::optional<BlockId> block = pool_.find(s.hashes[hit.num_blocks]);
+  for (uint32_t i = 0; i < max_blocks; ++i) {
+    prefetch_ahead<16>(i, 0, max_blocks, prefetch);
+    const std::optional<BlockId> block = pool_.find(s.hashes[i]);
     if (!block) break;
-    hit.num_free_blocks += pool_.ref_count(*block) == 0 ? 1 : 0;
+    hit->blocks.push_back(*block);
+    hit->num_free_blocks += pool_.ref_count(*block) == 0 ? 1 : 0;
   }
-  hit.num_tokens = uint64_t{hit.num_blocks} * block_size_;
-  return hit;
+  hit->num_tokens = uint64_t{hit->num_blocks()} * block_size_;
 }
 
 // Counts what allocate_slots needs without changing anything.
 KvCacheManager::AllocationPlan KvCacheManager::plan_allocation(const RequestState& s,
                                                                uint64_t num_new_tokens,
-                                                               uint32_t num_computed_blocks) const {
+                                                               std::span<const BlockId> hit) const {
   AllocationPlan plan;
   if (retention_ != nullptr) {
     plan.trim_frees = plan_trim(s, *retention_, &plan.trim_begin, &plan.trim_end);
   }
-  for (uint32_t i = 0; i < num_computed_blocks; ++i) {
-    const std::optional<BlockId> block = pool_.find(s.hashes[i]);
-    KVSIM_CHECK(block.has_value(),
-                "a prefix-hit block is no longer cached (call allocate_slots "
-                "right after get_computed_blocks)");
-    plan.free_hits += pool_.ref_count(*block) == 0 ? 1 : 0;
+  for (size_t i = 0; i < hit.size(); ++i) {
+    KVSIM_CHECK(pool_.block_hash(hit[i]) == s.hashes[i],
+                "a prefix-hit block no longer holds the content it was found for (the pool "
+                "changed between get_computed_blocks and allocate_slots)");
+    plan.free_hits += pool_.ref_count(hit[i]) == 0 ? 1 : 0;
   }
-  plan.hit_tokens = uint64_t{num_computed_blocks} * block_size_;
+  plan.hit_tokens = uint64_t{hit.size()} * block_size_;
   plan.total_tokens = plan.hit_tokens + s.num_tokens + num_new_tokens;
-  plan.new_entries =
-      ceil_div(plan.total_tokens, block_size_) - s.table.size() - num_computed_blocks;
+  plan.new_entries = ceil_div(plan.total_tokens, block_size_) - s.table.size() - hit.size();
   plan.copy_on_write = num_new_tokens > 0 && s.num_tokens % block_size_ != 0 &&
                        holds_block(s.table.back()) && pool_.ref_count(s.table.back()) > 1;
   return plan;
 }
 
+std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id, uint64_t num_new_tokens) {
+  return allocate_slots(id, num_new_tokens, PrefixHit{});
+}
+
 std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id, uint64_t num_new_tokens,
-                                                             uint32_t num_computed_blocks) {
+                                                             const PrefixHit& hit) {
   RequestState& s = state(id);
   KVSIM_CHECK(!s.swapped, "allocate_slots() of a swapped-out request");
+  const uint32_t num_computed_blocks = hit.num_blocks();
   KVSIM_CHECK(
       num_computed_blocks == 0 || (s.num_tokens == 0 && num_computed_blocks <= s.hashes.size()),
       "prefix-hit blocks given for a request that holds slots or lacks their hashes");
-  const AllocationPlan plan = plan_allocation(s, num_new_tokens, num_computed_blocks);
+  const AllocationPlan plan = plan_allocation(s, num_new_tokens, hit.blocks);
   const uint64_t needed = plan.new_entries + (plan.copy_on_write ? 1 : 0) + plan.free_hits;
   if (needed > uint64_t{pool_.num_free_blocks()} + plan.trim_frees) return std::nullopt;
 
@@ -154,7 +163,7 @@ std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id, uint6
   }
   // Hits are touched before any allocation, so no allocation can evict one of them.
   for (uint32_t i = 0; i < num_computed_blocks; ++i) {
-    const BlockId block = *pool_.find(s.hashes[i]);
+    const BlockId block = hit.blocks[i];
     pool_.touch(block);
     s.table.push_back(block);
     log(CacheEventKind::kHit, id, block, i, s.hashes[i]);

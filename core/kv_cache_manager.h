@@ -7,9 +7,10 @@
 //
 //   add_request(id, prompt tokens, prompt block hashes)   waiting, holds nothing
 //   get_computed_blocks(id) -> hit                          longest cached prefix (no change)
-//   allocate_slots(id, n, hit.num_blocks) -> allocation     a prefill chunk (takes the hit
-//                                                           first) or a decode token (n = 1);
-//                                                           empty optional = no room
+//   allocate_slots(id, n, hit) -> allocation                a prefill chunk after the hit's
+//                                                           blocks (taken first); empty
+//                                                           optional = no room
+//   allocate_slots(id, n) -> allocation                     a chunk or decode token (n = 1)
 //   append_block_hashes(id, hashes)                         content of blocks filled by decode
 //   fork(id, child)                                         parallel sampling / beam search
 //   preempt(id)  or  swap_out(id) ... swap_in(id)           preemption by recompute / by swap
@@ -88,13 +89,23 @@ struct KvCacheConfig {
   uint32_t expected_requests = 64;  // sizing hint for the request table; it grows as needed
 };
 
-// The longest cached prefix of a waiting request.
+// The longest cached prefix of a waiting request: its blocks, as get_computed_blocks() found
+// them. allocate_slots() takes them by id and checks that each still holds the content it was
+// found for (the hit is stale once the pool has changed in between: a KVSIM_CHECK, not UB).
 struct PrefixHit {
-  uint32_t num_blocks = 0;
-  uint64_t num_tokens = 0;  // num_blocks x block_size
+  std::vector<BlockId> blocks;  // the hit's blocks, in prompt order
+  uint64_t num_tokens = 0;      // blocks.size() x block_size
   // Hit blocks that are free now (cached, ref count 0): taking them uses free blocks, so
   // allocate_slots with this hit needs new blocks + num_free_blocks free blocks.
   uint32_t num_free_blocks = 0;
+
+  uint32_t num_blocks() const { return static_cast<uint32_t>(blocks.size()); }
+  // Empties the hit, keeping the vector's capacity (a scheduler reuses one PrefixHit).
+  void clear() {
+    blocks.clear();
+    num_tokens = 0;
+    num_free_blocks = 0;
+  }
 };
 
 // A copy the kernels must perform before writing: the first num_tokens slots of block `src`
@@ -152,15 +163,18 @@ class KvCacheManager {
   bool has_request(RequestId id) const { return index_.find(id) != FlatIdMap::kEmpty; }
 
   // The longest prefix of the request's known blocks that is cached, capped so that at least
-  // one token is left to compute. The request must hold no slots. Changes nothing.
+  // one token is left to compute. The request must hold no slots. Changes nothing. The second
+  // form fills *hit, reusing its storage (no allocation once it has grown).
   PrefixHit get_computed_blocks(RequestId id) const;
+  void get_computed_blocks(RequestId id, PrefixHit* hit) const;
 
-  // Allocates slots for num_new_tokens more tokens (see the diagram above). With
-  // num_computed_blocks > 0 (only for a request holding no slots, and right after
-  // get_computed_blocks returned at least that many) the first num_computed_blocks blocks
-  // come from the prefix cache and num_new_tokens are the tokens after them.
+  // Allocates slots for num_new_tokens more tokens (see the diagram above).
+  std::optional<SlotAllocation> allocate_slots(RequestId id, uint64_t num_new_tokens);
+  // The same for a request holding no slots, whose first blocks are `hit` (from
+  // get_computed_blocks of this request, the pool unchanged since: checked); num_new_tokens
+  // are the tokens after the hit. An empty hit is allocate_slots(id, num_new_tokens).
   std::optional<SlotAllocation> allocate_slots(RequestId id, uint64_t num_new_tokens,
-                                               uint32_t num_computed_blocks = 0);
+                                               const PrefixHit& hit);
 
   // Appends hashes for the request's next blocks (e.g. blocks filled by decode tokens) and
   // registers those already full.
@@ -254,7 +268,7 @@ class KvCacheManager {
   void release_slot(RequestId id);
 
   AllocationPlan plan_allocation(const RequestState& s, uint64_t num_new_tokens,
-                                 uint32_t num_computed_blocks) const;
+                                 std::span<const BlockId> hit) const;
   BlockCopy copy_last_block(RequestState& s);
   uint32_t plan_trim(const RequestState& s, const RetentionPolicy& policy, uint32_t* begin,
                      uint32_t* end) const;

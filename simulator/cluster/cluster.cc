@@ -40,8 +40,44 @@ class Cluster::Tally final : public SimObserver {
   Cluster* cluster_;
 };
 
+// A disaggregated replica's side of the pair, as the engine sees it: on a prefill replica the
+// hand-off after the first token, on a decode replica the connector that supplies a remote
+// request's prompt KV (all of the prompt but the local prefix hit, sent by the prefill
+// replica). Each asks the cluster for what only it can do (Action), after the engine's call.
+class Cluster::Peer final : public KvConnector, public KvHandOff {
+ public:
+  Peer(Cluster* cluster, uint32_t replica) : cluster_(cluster), replica_(replica) {}
+
+  void on_prefilled(uint32_t slot) override {
+    cluster_->actions_.push_back({Action::kPrefilled, replica_, slot, 0});
+  }
+  KvMatch match(const SimRequest& request, std::span<const BlockHash> /*hashes*/,
+                const PrefixHit& hit, uint32_t /*num_free_blocks*/) override {
+    if (!request.remote_kv) return {};
+    ExternalKv kv;
+    kv.num_tokens = request.prompt_tokens - hit.num_tokens;
+    return {false, kv};
+  }
+  void start(uint32_t slot, SimRequest& request, const ExternalKv& kv,
+             KvTransfers& transfers) override {
+    request.kv_ready_ns = transfers.now_ns();
+    cluster_->actions_.push_back({Action::kReceiveReady, replica_, slot, kv.num_new_blocks});
+  }
+  void on_dropped(const SimRequest& request) override {
+    if (!request.remote_kv) return;  // its sender still holds its KV: release it there
+    cluster_->actions_.push_back(
+        {Action::kRemoteDropped, *request.prefill_replica, request.peer_slot, 0});
+  }
+
+ private:
+  Cluster* cluster_;
+  uint32_t replica_;
+};
+
 Cluster::Cluster(const ClusterConfig& config, std::unique_ptr<RequestSource> source)
-    : config_(config), source_(std::move(source)), tally_(std::make_unique<Tally>(this)) {}
+    : config_(config),
+      feed_(std::move(source), kClusterTarget),
+      tally_(std::make_unique<Tally>(this)) {}
 
 Cluster::~Cluster() = default;
 
@@ -63,10 +99,14 @@ StatusOr<std::unique_ptr<Cluster>> Cluster::create(
     if (role != EngineRole::kColocated && !(config.link.bytes_per_s > 0)) {
       return Status::invalid_argument("a disaggregated cluster needs a link with bandwidth > 0");
     }
-    EngineHost* host = &c;
-    KVSIM_ASSIGN_OR_RETURN(auto replica, Engine::create_replica(engine, std::move(cost_models[r]),
-                                                                &c.events_, host));
+    KVSIM_ASSIGN_OR_RETURN(auto replica,
+                           Engine::create_replica(engine, std::move(cost_models[r]), &c.events_));
     replica->add_observer(c.tally_.get());
+    if (role != EngineRole::kColocated) {
+      c.peers_.push_back(std::make_unique<Peer>(&c, r));
+      if (role == EngineRole::kPrefill) replica->set_hand_off(c.peers_.back().get());
+      if (role == EngineRole::kDecode) replica->add_connector(c.peers_.back().get());
+    }
     c.engines_.push_back(std::move(replica));
     (role == EngineRole::kDecode ? c.decode_pool_ : c.entry_pool_).push_back(r);
     if (std::find(block_sizes.begin(), block_sizes.end(), engine.cache.block_size) ==
@@ -164,8 +204,10 @@ Status Cluster::build_tiers() {
       if (t + 1 < k) stacks[r][t]->set_next(stacks[r][t + 1]);
     }
     replica_tiers_.push_back(std::make_unique<ReplicaTiers>(
-        stacks[r], std::move(paths), config_.replicas[r].kv_bytes_per_block));
-    engines_[r]->set_tiers(replica_tiers_[r].get());
+        stacks[r], std::move(paths), config_.replicas[r].kv_bytes_per_block,
+        engines_[r]->config().cache.block_size, r));
+    engines_[r]->add_connector(replica_tiers_[r].get());
+    engines_[r]->set_eviction_sink(replica_tiers_[r]->top());
   }
   return Status::ok();
 }
@@ -179,32 +221,9 @@ void Cluster::add_instant_callback(std::function<void(int64_t)> callback) {
   instant_callbacks_.push_back(std::move(callback));
 }
 
-Status Cluster::pull_next_arrival() {
-  KVSIM_ASSIGN_OR_RETURN(has_next_, source_->next(&next_));
-  if (has_next_) {
-    events_.push(std::max(next_.arrival_ns, events_.now_ns()), EventKind::kArrival, 0,
-                 kClusterTarget);
-  }
-  return Status::ok();
-}
-
 Status Cluster::run() {
-  KVSIM_RETURN_IF_ERROR(pull_next_arrival());
-  while (!events_.empty()) {
-    const int64_t now = events_.top().time_ns;
-    for (const auto& callback : instant_callbacks_) callback(now);
-    advance_clock(now);
-    while (!events_.empty() && events_.top().time_ns == now) {
-      handle(events_.pop());
-      KVSIM_RETURN_IF_ERROR(source_status_);
-    }
-    run_dirty_replicas();
-    if (stats_.events >= next_progress_events_) {
-      next_progress_events_ = stats_.events + config_.progress_every_events;
-      if (progress_) report_progress();
-      KVSIM_RETURN_IF_ERROR(stop_status(stop_, stats_.events));
-    }
-  }
+  KVSIM_RETURN_IF_ERROR(feed_.start(&events_));
+  KVSIM_RETURN_IF_ERROR(run_event_loop(events_, *this, config_.progress_every_events, stop_));
   const int64_t end = events_.now_ns();
   advance_clock(end);
   for (auto& engine : engines_) engine->mark_end(end);
@@ -212,8 +231,13 @@ Status Cluster::run() {
               "the cluster's event queue ran dry with requests or transfers left");
   stats_.last_event_ns = end;
   const Status status = finish_observers(observers_, snapshot());
-  if (progress_) report_progress();
+  report_progress();
   return status;
+}
+
+void Cluster::begin_instant(int64_t now_ns) {
+  for (const auto& callback : instant_callbacks_) callback(now_ns);
+  advance_clock(now_ns);
 }
 
 void Cluster::advance_clock(int64_t now_ns) {
@@ -263,18 +287,19 @@ void Cluster::run_dirty_replicas() {
 void Cluster::handle_arrival() {
   ++stats_.arrivals;
   ++in_system_;
-  const uint32_t r = router_->route(next_, entry_pool_, *this);
+  const RequestSpec& next = feed_.current();
+  const uint32_t r = router_->route(next, entry_pool_, *this);
   const std::vector<BlockHash>* hashes = nullptr;
-  if (hash_memo_id_ == next_.id) {
+  if (hash_memo_id_ == next.id) {
     const uint32_t block = engines_[r]->config().cache.block_size;
     for (const auto& [size, memo] : hash_memo_) {
       if (size == block) hashes = &memo;
     }
   }
-  const bool admitted = engines_[r]->admit(next_, hashes);
-  if (admitted && !decode_pool_.empty() && next_.output_tokens > 1) keep_spec(next_);
+  const bool admitted = engines_[r]->admit(next, hashes);
+  if (admitted && !decode_pool_.empty() && next.output_tokens > 1) keep_spec(next);
   mark_dirty(r);
-  source_status_ = pull_next_arrival();
+  feed_.advance(&events_);
 }
 
 void Cluster::drain_actions() {
@@ -294,19 +319,6 @@ void Cluster::drain_actions() {
     }
   }
   actions_.clear();
-}
-
-void Cluster::on_prefilled(uint32_t replica, uint32_t slot) {
-  actions_.push_back({Action::kPrefilled, replica, slot, 0});
-}
-
-void Cluster::on_receive_ready(uint32_t replica, uint32_t slot, uint32_t num_blocks) {
-  actions_.push_back({Action::kReceiveReady, replica, slot, num_blocks});
-}
-
-void Cluster::on_remote_dropped(uint32_t /*replica*/, const SimRequest& request) {
-  actions_.push_back({Action::kRemoteDropped, static_cast<uint32_t>(request.prefill_replica),
-                      request.peer_slot, 0});
 }
 
 // A prefilled request goes to a decode replica with its block hashes at that replica's
@@ -336,7 +348,7 @@ void Cluster::hand_off(uint32_t prefill, uint32_t slot) {
 
 void Cluster::start_kv_transfer(uint32_t decode, uint32_t slot, uint32_t num_blocks) {
   const SimRequest& request = engines_[decode]->request(slot);
-  const auto prefill = static_cast<uint32_t>(request.prefill_replica);
+  const uint32_t prefill = *request.prefill_replica;
   const int64_t now = events_.now_ns();
   const uint64_t bytes = uint64_t{num_blocks} * config_.replicas[decode].kv_bytes_per_block;
   const int64_t start = std::max({now, send_free_ns_[prefill], recv_free_ns_[decode]});
@@ -456,13 +468,14 @@ EngineSnapshot Cluster::snapshot() const {
 }
 
 void Cluster::report_progress() {
+  if (!progress_) return;
   Progress p;
   p.sim_time_ns = events_.now_ns();
   p.arrivals = stats_.arrivals;
   p.completed = stats_.finished;
   p.dropped = stats_.dropped;
   p.events = stats_.events;
-  p.fraction = workload_fraction(*source_, p.completed + p.dropped, p.arrivals);
+  p.fraction = workload_fraction(feed_.source(), p.completed + p.dropped, p.arrivals);
   progress_(p);
 }
 

@@ -31,6 +31,11 @@
 // TTFT is the prefill's first token; the transfer shows in TPOT (and in the transfer times).
 //
 // Tiered pool: see simulator/cluster/kv_tiers.h (demotion on eviction, loads on lower-tier hits).
+//
+// The cluster reaches into its replicas only through the engine's seams
+// (simulator/engine/kv_connector.h): each replica's ReplicaTiers is a KvConnector (lower-tier
+// hits) and its HBM's EvictionSink (demotion); a decode replica's Peer connector supplies a
+// remote request's prompt KV, a prefill replica's Peer is its KvHandOff.
 #pragma once
 
 #include <atomic>
@@ -118,7 +123,7 @@ struct ClusterStats {
   uint64_t lower_hit_tokens[kMaxLowerTiers] = {0, 0, 0, 0};
 };
 
-class Cluster final : private EngineHost, private RouterView {
+class Cluster final : private RouterView {
  public:
   // cost_models[i] is replica i's.
   static StatusOr<std::unique_ptr<Cluster>> create(
@@ -141,6 +146,14 @@ class Cluster final : private EngineHost, private RouterView {
 
   Status run();
 
+  // The event loop's driver (simulator/engine/event_loop.h).
+  void begin_instant(int64_t now_ns);
+  void handle(const Event& event);
+  void end_instant() { run_dirty_replicas(); }
+  const Status& input_status() const { return feed_.status(); }
+  uint64_t num_events() const { return stats_.events; }
+  void report_progress();
+
   size_t num_replicas() const { return engines_.size(); }
   const Engine& replica(size_t r) const { return *engines_[r]; }
   const ReplicaConfig& replica_config(size_t r) const { return config_.replicas[r]; }
@@ -149,7 +162,7 @@ class Cluster final : private EngineHost, private RouterView {
   // Replica r's view of the lower tiers (null when there are none).
   const ReplicaTiers* replica_tiers(size_t r) const { return replica_tiers_[r].get(); }
   const ClusterStats& stats() const { return stats_; }
-  WorkloadStats workload_stats() const { return source_->stats(); }
+  WorkloadStats workload_stats() const { return feed_.source().stats(); }
   int64_t now_ns() const { return events_.now_ns(); }
   // The replicas' states summed (time: now).
   EngineSnapshot snapshot() const;
@@ -167,22 +180,17 @@ class Cluster final : private EngineHost, private RouterView {
     uint32_t replica, slot, value;
   };
   class Tally;
+  class Peer;
 
   Cluster(const ClusterConfig& config, std::unique_ptr<RequestSource> source);
   Status build_tiers();
   Status check_tier_layout() const;
 
-  // EngineHost
-  void on_prefilled(uint32_t replica, uint32_t slot) override;
-  void on_receive_ready(uint32_t replica, uint32_t slot, uint32_t num_blocks) override;
-  void on_remote_dropped(uint32_t replica, const SimRequest& request) override;
   // RouterView
   uint64_t outstanding_tokens(uint32_t replica) const override;
   uint32_t cached_prefix_blocks(uint32_t replica, const RequestSpec& request) const override;
 
-  Status pull_next_arrival();
   void advance_clock(int64_t now_ns);
-  void handle(const Event& event);
   void handle_arrival();
   void hand_off(uint32_t prefill, uint32_t slot);
   void start_kv_transfer(uint32_t decode, uint32_t slot, uint32_t num_blocks);
@@ -190,16 +198,16 @@ class Cluster final : private EngineHost, private RouterView {
   void drain_actions();
   void mark_dirty(uint32_t replica);
   void run_dirty_replicas();
-  void report_progress();
   // The request's prompt block hashes at `block_size` (memoized for the request in hand).
   const std::vector<BlockHash>& hashes_at(const RequestSpec& request, uint32_t block_size) const;
   void keep_spec(const RequestSpec& spec);
   void forget_spec(uint64_t id);
 
   ClusterConfig config_;
-  std::unique_ptr<RequestSource> source_;
+  ArrivalFeed feed_;
   EventQueue events_;
   std::vector<std::unique_ptr<Engine>> engines_;
+  std::vector<std::unique_ptr<Peer>> peers_;  // one per disaggregated replica
   std::vector<TierInstance> tiers_;
   std::vector<std::unique_ptr<ReplicaTiers>> replica_tiers_;  // null entries: no tiers
   std::unique_ptr<Router> router_;
@@ -212,9 +220,6 @@ class Cluster final : private EngineHost, private RouterView {
   std::function<void(const Progress&)> progress_;
   const std::atomic<bool>* stop_ = nullptr;
 
-  RequestSpec next_;
-  bool has_next_ = false;
-  Status source_status_;
   std::vector<Action> actions_;
   std::vector<uint8_t> dirty_;
   std::vector<uint32_t> dirty_list_;
@@ -230,7 +235,6 @@ class Cluster final : private EngineHost, private RouterView {
   std::vector<BlockHash> scratch_hashes_;
   uint64_t in_system_ = 0;
   int64_t clock_ns_ = 0;
-  uint64_t next_progress_events_ = 0;
   ClusterStats stats_;
 };
 

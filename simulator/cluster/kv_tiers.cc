@@ -14,12 +14,14 @@ int64_t transfer_ns(uint64_t bytes, double bytes_per_s, int64_t latency_ns) {
 }
 
 ReplicaTiers::ReplicaTiers(std::vector<TierPool*> tiers, std::vector<TierPath> paths,
-                           uint64_t bytes_per_block)
+                           uint64_t bytes_per_block, uint32_t block_size, uint32_t replica)
     : tiers_(std::move(tiers)),
       paths_(std::move(paths)),
       path_free_ns_(tiers_.size(), 0),
       load_stats_(tiers_.size()),
-      bytes_per_block_(bytes_per_block) {
+      bytes_per_block_(bytes_per_block),
+      block_size_(block_size),
+      replica_(replica) {
   KVSIM_CHECK(tiers_.size() <= kMaxLowerTiers, "too many lower tiers");
   KVSIM_CHECK(paths_.size() == tiers_.size(), "one load path per tier");
   for (const TierPath& path : paths_) KVSIM_CHECK(path.bytes_per_s > 0, "tier bandwidth <= 0");
@@ -70,6 +72,51 @@ std::pair<int64_t, int64_t> ReplicaTiers::load(size_t t, uint32_t blocks, int64_
   stats.busy_ns += end - start;
   stats.queue_ns += start - ready_ns;
   return {start, end};
+}
+
+KvMatch ReplicaTiers::match(const SimRequest& request, std::span<const BlockHash> hashes,
+                            const PrefixHit& hit, uint32_t num_free_blocks) {
+  if (hit.num_free_blocks + 1 > num_free_blocks) return {true, {}};  // not even one block
+  const uint64_t room = num_free_blocks - hit.num_free_blocks;
+  const uint64_t cap = std::min<uint64_t>(
+      {hashes.size(), (request.known_tokens() - 1) / block_size_, hit.num_blocks() + room + 1});
+  if (hit.num_blocks() >= cap) return {};
+  const LowerHit lower = find(hashes, hit.num_blocks(), static_cast<uint32_t>(cap));
+  if (lower.num_blocks > room) return {true, {}};
+  if (lower.num_blocks == 0) return {};
+  ExternalKv kv;
+  kv.num_tokens = uint64_t{lower.num_blocks} * block_size_;
+  kv.blocks_per_tier = lower.per_tier;
+  return {false, kv};
+}
+
+void ReplicaTiers::on_admit(std::span<const BlockHash> hashes, const PrefixHit& hit,
+                            const ExternalKv& kv) {
+  LowerHit lower;
+  lower.num_blocks = static_cast<uint32_t>(kv.num_tokens / block_size_);
+  lower.per_tier = kv.blocks_per_tier;
+  take(hashes, hit.num_blocks(), lower);
+}
+
+// One load per tier the hit reaches into, each on the replica's path from that tier.
+void ReplicaTiers::start(uint32_t slot, SimRequest& request, const ExternalKv& kv,
+                         KvTransfers& transfers) {
+  const int64_t now = transfers.now_ns();
+  for (size_t t = 0; t < tiers_.size(); ++t) {
+    if (kv.blocks_per_tier[t] == 0) continue;
+    const auto [start_ns, end_ns] = load(t, kv.blocks_per_tier[t], now);
+    TransferRecord record;
+    record.request_id = request.id;
+    record.to_host = false;
+    record.kind = TransferKind::kTierLoad;
+    record.ready_ns = now;
+    record.start_ns = start_ns;
+    record.end_ns = end_ns;
+    record.bytes = uint64_t{kv.blocks_per_tier[t]} * bytes_per_block_;
+    record.tier = static_cast<int32_t>(t);
+    record.from_replica = record.to_replica = static_cast<int32_t>(replica_);
+    transfers.wait_for(slot, record);
+  }
 }
 
 }  // namespace kvsim::sim

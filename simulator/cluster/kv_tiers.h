@@ -12,6 +12,17 @@
 // shared tier needs replicas of the same block geometry, checked at setup). Tiers never hold
 // a block table's block; core/tier_pool.h keeps their contents and eviction order.
 //
+// To the replica's engine the tiers are a KvConnector (simulator/engine/kv_connector.h):
+//   match    the waiting head's HBM hit continues into the tiers: the run of its next blocks
+//            found below HBM (each in the topmost tier holding it), scanned no further than
+//            one block past the room left (a longer run could not be admitted now); the head
+//            is blocked when not even one block is free besides its hit, or when the run is
+//            longer than the room left; an empty run leaves it to be computed
+//   on_admit the run's blocks are counted as hits in their tiers and refreshed in their
+//            eviction order (so the demotions the load's own HBM allocation causes do not
+//            push them out first)
+//   start    one load per tier the run reaches into (below)
+//
 // Timing (simulator/engine/engine.h calls load()):
 //   demotion  write-through: the copy to the lower tier is made while the block is computed
 //             (as LMCache and Mooncake Store do), so an eviction from HBM costs no time and
@@ -34,6 +45,7 @@
 
 #include "core/block_id.h"
 #include "core/tier_pool.h"
+#include "simulator/engine/kv_connector.h"
 #include "simulator/engine/sim_request.h"
 
 namespace kvsim::sim {
@@ -60,11 +72,21 @@ struct TierLoadStats {
   int64_t queue_ns = 0;  // sum of (start - ready)
 };
 
-class ReplicaTiers {
+class ReplicaTiers final : public KvConnector {
  public:
   // `tiers` top to bottom (owned by the cluster; at most kMaxLowerTiers), one path each.
-  // `bytes_per_block`: KV bytes of one block on every device of the replica together.
-  ReplicaTiers(std::vector<TierPool*> tiers, std::vector<TierPath> paths, uint64_t bytes_per_block);
+  // `bytes_per_block`: KV bytes of one block on every device of the replica together;
+  // `block_size`: the replica's tokens per block; `replica`: its index (transfer records).
+  ReplicaTiers(std::vector<TierPool*> tiers, std::vector<TierPath> paths, uint64_t bytes_per_block,
+               uint32_t block_size, uint32_t replica);
+
+  // KvConnector (see above).
+  KvMatch match(const SimRequest& request, std::span<const BlockHash> hashes, const PrefixHit& hit,
+                uint32_t num_free_blocks) override;
+  void on_admit(std::span<const BlockHash> hashes, const PrefixHit& hit,
+                const ExternalKv& kv) override;
+  void start(uint32_t slot, SimRequest& request, const ExternalKv& kv,
+             KvTransfers& transfers) override;
 
   size_t size() const { return tiers_.size(); }
   TierPool& tier(size_t t) const { return *tiers_[t]; }
@@ -94,6 +116,8 @@ class ReplicaTiers {
   std::vector<int64_t> path_free_ns_;
   std::vector<TierLoadStats> load_stats_;
   uint64_t bytes_per_block_;
+  uint32_t block_size_;
+  uint32_t replica_;
 };
 
 // Nanoseconds of `bytes` over a path of `bytes_per_s` after `latency_ns` (rounded up, >= 1).

@@ -3,14 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/checked_math.h"
 #include "simulator/engine/request_hashes.h"
 
 namespace kvsim::sim {
-namespace {
-
-uint64_t ceil_div_u64(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
-}  // namespace
 
 StatusOr<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config,
                                                  std::unique_ptr<CostModel> cost_model,
@@ -22,40 +18,32 @@ StatusOr<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config,
   }
   KVSIM_ASSIGN_OR_RETURN(KvCacheManager cache, KvCacheManager::create(config.cache));
   return std::unique_ptr<Engine>(new Engine(config, std::move(cache), std::move(cost_model),
-                                            std::move(source), nullptr, nullptr));
+                                            std::move(source), nullptr));
 }
 
 StatusOr<std::unique_ptr<Engine>> Engine::create_replica(const EngineConfig& config,
                                                          std::unique_ptr<CostModel> cost_model,
-                                                         EventQueue* events, EngineHost* host) {
+                                                         EventQueue* events) {
   KVSIM_CHECK(cost_model != nullptr && events != nullptr, "a replica needs a cost model and a queue");
-  KVSIM_CHECK(host != nullptr || config.scheduler.role == EngineRole::kColocated,
-              "a prefill or decode replica needs its cluster");
   if (config.scheduler.preemption == PreemptionMode::kSwap && !(config.host_link_bytes_per_s > 0)) {
     return Status::invalid_argument(
         "swap preemption needs the device's host_link_gbps (the link swaps travel over)");
   }
   KVSIM_ASSIGN_OR_RETURN(KvCacheManager cache, KvCacheManager::create(config.cache));
   return std::unique_ptr<Engine>(
-      new Engine(config, std::move(cache), std::move(cost_model), nullptr, events, host));
+      new Engine(config, std::move(cache), std::move(cost_model), nullptr, events));
 }
 
 Engine::Engine(const EngineConfig& config, KvCacheManager cache,
                std::unique_ptr<CostModel> cost_model, std::unique_ptr<RequestSource> source,
-               EventQueue* events, EngineHost* host)
+               EventQueue* events)
     : config_(config),
       cache_(std::move(cache)),
       cost_model_(std::move(cost_model)),
-      source_(std::move(source)),
+      feed_(source != nullptr ? std::make_unique<ArrivalFeed>(std::move(source), config.replica)
+                              : nullptr),
       scheduler_(config.scheduler, &cache_, &requests_),
-      events_(events != nullptr ? events : &own_events_),
-      host_(host) {}
-
-void Engine::set_tiers(ReplicaTiers* tiers) {
-  tiers_ = tiers != nullptr && tiers->size() > 0 ? tiers : nullptr;
-  scheduler_.set_tiers(tiers_);
-  cache_.set_eviction_sink(tiers_ != nullptr ? tiers_->top() : nullptr);
-}
+      events_(events != nullptr ? events : &own_events_) {}
 
 EngineSnapshot Engine::snapshot() const {
   EngineSnapshot s;
@@ -71,15 +59,6 @@ EngineSnapshot Engine::snapshot() const {
   return s;
 }
 
-Status Engine::pull_next_arrival() {
-  KVSIM_ASSIGN_OR_RETURN(has_next_, source_->next(&next_));
-  if (has_next_) {
-    events_->push(std::max(next_.arrival_ns, events_->now_ns()), EventKind::kArrival, 0,
-                  config_.replica);
-  }
-  return Status::ok();
-}
-
 void Engine::advance_clock(int64_t time_ns) {
   const auto dt = static_cast<long double>(time_ns - clock_ns_);
   stats_.kv_used_block_ns += dt * cache_.pool().num_used_blocks();
@@ -92,26 +71,19 @@ Status stop_status(const std::atomic<bool>* stop, uint64_t events) {
   return Status::cancelled("simulation cancelled at " + std::to_string(events) + " events");
 }
 
+const Status& Engine::input_status() const {
+  static const Status kOk;
+  return feed_ != nullptr ? feed_->status() : kOk;
+}
+
 Status Engine::run() {
-  KVSIM_CHECK(source_ != nullptr, "run() of a cluster's replica (the cluster runs it)");
-  KVSIM_RETURN_IF_ERROR(pull_next_arrival());
-  while (!events_->empty()) {
-    const int64_t now = events_->top().time_ns;
-    begin_instant(now);
-    while (!events_->empty() && events_->top().time_ns == now) {
-      handle(events_->pop());
-      KVSIM_RETURN_IF_ERROR(source_status_);
-    }
-    end_instant();
-    if (stats_.events >= next_progress_events_) {
-      next_progress_events_ = stats_.events + config_.progress_every_events;
-      if (progress_) report_progress();
-      KVSIM_RETURN_IF_ERROR(stop_status(stop_, stats_.events));
-    }
-  }
+  KVSIM_CHECK(feed_ != nullptr, "run() of a cluster's replica (the cluster runs it)");
+  KVSIM_RETURN_IF_ERROR(feed_->start(events_));
+  KVSIM_RETURN_IF_ERROR(
+      run_event_loop(*events_, *this, config_.progress_every_events, stop_));
   mark_end(events_->now_ns());
   const Status status = finish_observers(observers_, snapshot());
-  if (progress_) report_progress();
+  report_progress();
   return status;
 }
 
@@ -143,13 +115,13 @@ uint64_t Engine::peak_blocks_needed(uint32_t prompt_tokens, uint32_t output_toke
   const uint64_t peak_tokens = limits.role == EngineRole::kPrefill
                                    ? uint64_t{prompt_tokens}
                                    : uint64_t{prompt_tokens} + output_tokens - 1;
-  const uint64_t full = ceil_div_u64(peak_tokens, block);
+  const uint64_t full = ceil_div(peak_tokens, block);
   if (limits.attention_window_tokens == 0) return full;
   const uint64_t chunk = limits.chunked_prefill
                              ? std::min<uint64_t>(prompt_tokens, limits.max_num_batched_tokens)
                              : prompt_tokens;
-  const uint64_t bounded = ceil_div_u64(limits.attention_sink_tokens, block) +
-                           ceil_div_u64(limits.attention_window_tokens + chunk, block) + 2;
+  const uint64_t bounded = ceil_div(limits.attention_sink_tokens, block) +
+                           ceil_div(limits.attention_window_tokens + chunk, block) + 2;
   return std::min(full, bounded);
 }
 
@@ -207,8 +179,8 @@ bool Engine::admit(const RequestSpec& spec, const std::vector<BlockHash>* hashes
 }
 
 void Engine::handle_arrival() {
-  admit(next_);
-  source_status_ = pull_next_arrival();
+  admit(feed_->current());
+  feed_->advance(events_);
 }
 
 RequestRecord Engine::record_of(const SimRequest& request) const {
@@ -223,8 +195,9 @@ RequestRecord Engine::record_of(const SimRequest& request) const {
   record.cached_prompt_tokens = request.cached_prompt_tokens;
   record.preemptions = request.preemptions;
   record.replica = static_cast<int32_t>(config_.replica);
-  record.prefill_replica =
-      request.prefill_replica >= 0 ? request.prefill_replica : record.replica;
+  record.prefill_replica = request.prefill_replica
+                               ? static_cast<int32_t>(*request.prefill_replica)
+                               : record.replica;
   record.prefilled_ns = request.prefilled_ns;
   record.kv_arrived_ns = request.kv_arrived_ns;
   for (int t = 0; t < kMaxLowerTiers; ++t) record.lower_hit_tokens[t] = request.lower_hit_tokens[t];
@@ -248,7 +221,7 @@ void Engine::handle_iteration_end() {
   for (uint32_t slot : result_.prefilled) {
     requests_.at(slot).prefilled_ns = now;
     ++stats_.handed_off;
-    host_->on_prefilled(config_.replica, slot);
+    hand_off_->on_prefilled(slot);
   }
   iteration_.output_tokens = result_.output_tokens;
   const EngineSnapshot after = snapshot();
@@ -266,7 +239,7 @@ void Engine::handle_swap_end(uint32_t slot) {
 void Engine::handle_load_end(uint32_t slot) {
   SimRequest& request = requests_.at(slot);
   KVSIM_CHECK(request.pending_loads > 0, "load end of a request with no load in flight");
-  if (--request.pending_loads == 0) scheduler_.load_done(slot);
+  if (--request.pending_loads == 0) scheduler_.kv_arrived(slot);
 }
 
 void Engine::record_drop(uint32_t slot, DropReason reason) {
@@ -275,66 +248,48 @@ void Engine::record_drop(uint32_t slot, DropReason reason) {
   RequestRecord record = record_of(request);
   record.finish_ns = -1;
   for (SimObserver* observer : observers_) observer->on_request_dropped(record, reason);
-  if (request.remote_kv) host_->on_remote_dropped(config_.replica, request);
+  for (KvConnector* connector : scheduler_.connectors()) connector->on_dropped(request);
   scheduler_.forget(slot);
   requests_.release(slot);
   --in_system_;
 }
 
-// Starts the plan's swap transfers and tier loads and reports blocks ready for remote KV;
-// returns when the last swap-out ends (or now).
+// Starts the plan's swap transfers and its connectors' KV; returns when the last swap-out
+// ends (or now).
 int64_t Engine::start_transfers() {
   const int64_t now = events_->now_ns();
   int64_t stall_until = now;
-  const auto transfer = [&](uint32_t slot, uint64_t bytes, bool to_host) {
+  const auto transfer = [&](const SwapTransfer& swap, bool to_host) {
     int64_t& link_free = to_host ? to_host_free_ns_ : to_device_free_ns_;
     const int64_t start = std::max(now, link_free);
     const auto ns = static_cast<int64_t>(
-        std::ceil(static_cast<double>(bytes) / config_.host_link_bytes_per_s * 1e9));
+        std::ceil(static_cast<double>(swap.bytes) / config_.host_link_bytes_per_s * 1e9));
     link_free = start + ns;
-    events_->push(link_free, EventKind::kSwapEnd, slot, config_.replica);
-    (to_host ? stats_.swap_out_bytes : stats_.swap_in_bytes) += bytes;
-    TransferRecord record{requests_.at(slot).id, to_host, start, link_free, bytes};
+    events_->push(link_free, EventKind::kSwapEnd, swap.slot, config_.replica);
+    (to_host ? stats_.swap_out_bytes : stats_.swap_in_bytes) += swap.bytes;
+    TransferRecord record{requests_.at(swap.slot).id, to_host, start, link_free, swap.bytes};
     record.ready_ns = now;
     record.from_replica = record.to_replica = static_cast<int32_t>(config_.replica);
     for (SimObserver* observer : observers_) observer->on_transfer(record);
     return link_free;
   };
-  for (const auto& [slot, bytes] : plan_.swapped_out) {
-    stall_until = std::max(stall_until, transfer(slot, bytes, true));
+  for (const SwapTransfer& swap : plan_.swapped_out) {
+    stall_until = std::max(stall_until, transfer(swap, true));
   }
-  for (const auto& [slot, bytes] : plan_.swapped_in) transfer(slot, bytes, false);
+  for (const SwapTransfer& swap : plan_.swapped_in) transfer(swap, false);
   stats_.preemptions_swap += plan_.swapped_out.size();
   stats_.preemptions_recompute += plan_.preempted.size();
-  for (const auto& [slot, lower] : plan_.loads) start_loads(slot, lower);
-  for (const auto& [slot, num_blocks] : plan_.receiving) {
-    requests_.at(slot).kv_ready_ns = now;
-    host_->on_receive_ready(config_.replica, slot, num_blocks);
+  for (const ExternalStart& external : plan_.external) {
+    scheduler_.connectors()[external.connector]->start(
+        external.slot, requests_.at(external.slot), external.kv, *this);
   }
   return stall_until;
 }
 
-// One load per tier the hit reaches into, each on the replica's path from that tier.
-void Engine::start_loads(uint32_t slot, const LowerHit& lower) {
-  SimRequest& request = requests_.at(slot);
-  const int64_t now = events_->now_ns();
-  for (size_t t = 0; t < tiers_->size(); ++t) {
-    if (lower.per_tier[t] == 0) continue;
-    const auto [start, end] = tiers_->load(t, lower.per_tier[t], now);
-    events_->push(end, EventKind::kLoadEnd, slot, config_.replica);
-    ++request.pending_loads;
-    TransferRecord record;
-    record.request_id = request.id;
-    record.to_host = false;
-    record.kind = TransferKind::kTierLoad;
-    record.ready_ns = now;
-    record.start_ns = start;
-    record.end_ns = end;
-    record.bytes = uint64_t{lower.per_tier[t]} * tiers_->bytes_per_block();
-    record.tier = static_cast<int32_t>(t);
-    record.from_replica = record.to_replica = static_cast<int32_t>(config_.replica);
-    for (SimObserver* observer : observers_) observer->on_transfer(record);
-  }
+void Engine::wait_for(uint32_t slot, const TransferRecord& transfer) {
+  events_->push(transfer.end_ns, EventKind::kLoadEnd, slot, config_.replica);
+  ++requests_.at(slot).pending_loads;
+  for (SimObserver* observer : observers_) observer->on_transfer(transfer);
 }
 
 bool Engine::admit_remote(const SimRequest& sent, uint32_t from_replica, uint32_t from_slot,
@@ -351,7 +306,7 @@ bool Engine::admit_remote(const SimRequest& sent, uint32_t from_replica, uint32_
   request.preemptions = sent.preemptions;
   for (int t = 0; t < kMaxLowerTiers; ++t) request.lower_hit_tokens[t] = sent.lower_hit_tokens[t];
   request.prefilled_ns = sent.prefilled_ns;
-  request.prefill_replica = static_cast<int32_t>(from_replica);
+  request.prefill_replica = from_replica;
   request.peer_slot = from_slot;
   if (const auto reason = arrival_drop_reason(sent.prompt_tokens, sent.output_tokens)) {
     RequestRecord record = record_of(request);
@@ -380,8 +335,10 @@ void Engine::release_sent(uint32_t slot) {
 }
 
 void Engine::receive_done(uint32_t slot) {
-  requests_.at(slot).kv_arrived_ns = events_->now_ns();
-  scheduler_.receive_done(slot);
+  SimRequest& request = requests_.at(slot);
+  request.kv_arrived_ns = events_->now_ns();
+  request.remote_kv = false;
+  scheduler_.kv_arrived(slot);
 }
 
 void Engine::mark_end(int64_t now_ns) {
@@ -423,20 +380,21 @@ void Engine::try_start_iteration() {
     if (scheduler_.num_in_transit() > 0 || scheduler_.idle()) return;
     if (!plan_.dropped.empty() || !plan_.preempted.empty()) continue;
     // Nothing runs, nothing moves, yet requests wait: the head can never be scheduled.
-    const int64_t slot = scheduler_.drop_head();
-    KVSIM_CHECK(slot >= 0, "stuck scheduler with empty queues");
-    record_drop(static_cast<uint32_t>(slot), DropReason::kNeverFits);
+    const std::optional<uint32_t> slot = scheduler_.drop_head();
+    KVSIM_CHECK(slot.has_value(), "stuck scheduler with empty queues");
+    record_drop(*slot, DropReason::kNeverFits);
   }
 }
 
 void Engine::report_progress() {
+  if (!progress_) return;
   Progress p;
   p.sim_time_ns = events_->now_ns();
   p.arrivals = stats_.arrivals;
   p.completed = stats_.completed;
   p.dropped = stats_.dropped_total();
   p.events = stats_.events;
-  p.fraction = workload_fraction(*source_, p.completed + p.dropped, p.arrivals);
+  p.fraction = workload_fraction(feed_->source(), p.completed + p.dropped, p.arrivals);
   progress_(p);
 }
 

@@ -19,15 +19,17 @@
 // The engine is an object with no global state: any number can run side by side (sweeps).
 // Memory follows the requests in flight; finished requests leave only through observers.
 //
-// Alone (create()), an engine owns its event queue and its workload and run() drives it. As a
-// replica of a cluster (create_replica(), simulator/cluster/cluster.h) it shares the cluster's queue —
-// one clock for every replica; its events carry its replica index as Event::target — and the
-// cluster drives it instant by instant: begin_instant(now), handle() its events, end_instant()
-// (an idle engine then schedules, exactly as run() does after each instant). Requests come
-// from the cluster's router (admit()), or, on a decode-only instance, from a prefill instance
-// (admit_remote()); what only the cluster can do (route a prefilled request, time a KV
-// transfer between instances) it asks of its EngineHost. With lower tiers set (set_tiers()),
-// blocks evicted from HBM demote to them and prefix hits there are loaded (simulator/cluster/kv_tiers.h).
+// Alone (create()), an engine owns its event queue and its workload and run() drives it
+// (simulator/engine/event_loop.h). As a replica of a cluster (create_replica(),
+// simulator/cluster/cluster.h) it shares the cluster's queue — one clock for every replica; its
+// events carry its replica index as Event::target — and the cluster drives it instant by
+// instant through the same loop: begin_instant(now), handle() its events, end_instant(). Requests
+// come from the cluster's router (admit()), or, on a decode-only instance, from a prefill
+// instance (admit_remote()). KV the engine did not compute reaches it through connectors
+// (simulator/engine/kv_connector.h: lower tiers, a prefill instance's KV), and a prefill-only
+// instance hands requests on through its KvHandOff; the engine itself knows neither tiers nor
+// peers. The engine holds pointers into itself (its scheduler into its cache and requests), so
+// it is neither copyable nor movable: it lives behind the unique_ptr create() returns.
 #pragma once
 
 #include <atomic>
@@ -40,7 +42,9 @@
 
 #include "core/kv_cache_manager.h"
 #include "simulator/engine/cost_model.h"
+#include "simulator/engine/event_loop.h"
 #include "simulator/engine/event_queue.h"
+#include "simulator/engine/kv_connector.h"
 #include "simulator/engine/request.h"
 #include "simulator/engine/scheduler.h"
 #include "simulator/engine/sim_observer.h"
@@ -101,30 +105,19 @@ struct Progress {
 // `arrivals` arrived, in [0, 1]: of the known count, else of the input consumed.
 double workload_fraction(const RequestSource& source, uint64_t done, uint64_t arrivals);
 
-// What a replica asks of its cluster. Called while the replica handles an event or decides a
-// step; the cluster acts on them after the call returns (it never re-enters the replica).
-class EngineHost {
- public:
-  virtual ~EngineHost() = default;
-  // Prefill role: `slot` sampled its first token and has more to come; it keeps its blocks
-  // until the cluster calls release_sent().
-  virtual void on_prefilled(uint32_t replica, uint32_t slot) = 0;
-  // Decode role: remote request `slot` holds its blocks; `num_blocks` of them are to be sent.
-  virtual void on_receive_ready(uint32_t replica, uint32_t slot, uint32_t num_blocks) = 0;
-  // Decode role: a remote request was dropped before its KV came (its sender still holds it).
-  virtual void on_remote_dropped(uint32_t replica, const SimRequest& request) = 0;
-};
-
-class Engine {
+class Engine final : private KvTransfers {
  public:
   static StatusOr<std::unique_ptr<Engine>> create(const EngineConfig& config,
                                                   std::unique_ptr<CostModel> cost_model,
                                                   std::unique_ptr<RequestSource> source);
   // A replica of a cluster: its events go to the shared `events`, requests come through
-  // admit() / admit_remote(), `host` serves a disaggregated role (may be null when colocated).
+  // admit() / admit_remote().
   static StatusOr<std::unique_ptr<Engine>> create_replica(const EngineConfig& config,
                                                           std::unique_ptr<CostModel> cost_model,
-                                                          EventQueue* events, EngineHost* host);
+                                                          EventQueue* events);
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+  ~Engine() override = default;
 
   // Observers are called in the order added; they must outlive run().
   void add_observer(SimObserver* observer) { observers_.push_back(observer); }
@@ -144,10 +137,12 @@ class Engine {
   const KvCacheManager& cache() const { return cache_; }
   const Scheduler& scheduler() const { return scheduler_; }
   const EngineConfig& config() const { return config_; }
-  WorkloadStats workload_stats() const { return source_ ? source_->stats() : WorkloadStats{}; }
-  int64_t now_ns() const { return events_->now_ns(); }
+  WorkloadStats workload_stats() const {
+    return feed_ != nullptr ? feed_->source().stats() : WorkloadStats{};
+  }
+  int64_t now_ns() const override { return events_->now_ns(); }
 
-  // ---- driven by a cluster (simulator/cluster/cluster.h) ----------------------------------------
+  // ---- the event loop's driver (simulator/engine/event_loop.h; a cluster drives replicas) --
   // Advances the time integrals to `now_ns`, before the instant's events are handled.
   void begin_instant(int64_t now_ns) { advance_clock(now_ns); }
   // One of this engine's events (Event::target == its replica index).
@@ -156,6 +151,18 @@ class Engine {
   void end_instant() {
     if (!busy_) try_start_iteration();
   }
+  const Status& input_status() const;
+  uint64_t num_events() const { return stats_.events; }
+  void report_progress();
+
+  // ---- in a cluster (simulator/cluster/cluster.h) -----------------------------------------
+  // KV from outside, asked in the order added (simulator/engine/kv_connector.h); must outlive
+  // the engine.
+  void add_connector(KvConnector* connector) { scheduler_.add_connector(connector); }
+  // Prefill role: where requests go after their first token. Must outlive the engine.
+  void set_hand_off(KvHandOff* hand_off) { hand_off_ = hand_off; }
+  // Cached blocks HBM evicts go to `sink` (a lower tier they demote to); null drops them.
+  void set_eviction_sink(EvictionSink* sink) { cache_.set_eviction_sink(sink); }
   // A request routed here; false when it is dropped at arrival (observers told). `hashes`:
   // its prompt block hashes at this engine's block size when the caller has them.
   bool admit(const RequestSpec& spec, const std::vector<BlockHash>* hashes = nullptr);
@@ -167,9 +174,6 @@ class Engine {
   void release_sent(uint32_t slot);
   // Decode role: the KV of remote request `slot` arrived; it joins the batch.
   void receive_done(uint32_t slot);
-  // Lower tiers of the KV pool: HBM evictions demote to tiers->top(), waiting requests' hits
-  // continue into them. Must outlive the engine (or be reset).
-  void set_tiers(ReplicaTiers* tiers);
   const SimRequest& request(uint32_t slot) const { return requests_.at(slot); }
   uint64_t outstanding_tokens() const { return scheduler_.outstanding_tokens(); }
   uint32_t replica() const { return config_.replica; }
@@ -178,16 +182,17 @@ class Engine {
 
  private:
   Engine(const EngineConfig& config, KvCacheManager cache, std::unique_ptr<CostModel> cost_model,
-         std::unique_ptr<RequestSource> source, EventQueue* events, EngineHost* host);
+         std::unique_ptr<RequestSource> source, EventQueue* events);
 
-  Status pull_next_arrival();
+  // KvTransfers: a connector's transfer the request waits for.
+  void wait_for(uint32_t slot, const TransferRecord& transfer) override;
+
   void handle_arrival();
   void handle_iteration_end();
   void handle_swap_end(uint32_t slot);
   void handle_load_end(uint32_t slot);
   void try_start_iteration();
   int64_t start_transfers();
-  void start_loads(uint32_t slot, const LowerHit& lower);
   void start_batch(int64_t start_ns);
   void advance_clock(int64_t time_ns);
   uint64_t peak_blocks_needed(uint32_t prompt_tokens, uint32_t output_tokens) const;
@@ -196,25 +201,20 @@ class Engine {
   void drop_before_admission(RequestRecord record, DropReason reason);
   void record_drop(uint32_t slot, DropReason reason);
   RequestRecord record_of(const SimRequest& request) const;
-  void report_progress();
 
   EngineConfig config_;
   KvCacheManager cache_;
   std::unique_ptr<CostModel> cost_model_;
-  std::unique_ptr<RequestSource> source_;  // null in a cluster
+  std::unique_ptr<ArrivalFeed> feed_;  // alone; null in a cluster
   RequestTable requests_;
   Scheduler scheduler_;
   EventQueue own_events_;  // alone; a replica uses its cluster's
   EventQueue* events_;
-  EngineHost* host_;
-  ReplicaTiers* tiers_ = nullptr;
+  KvHandOff* hand_off_ = nullptr;
   std::vector<SimObserver*> observers_;
   std::function<void(const Progress&)> progress_;
   const std::atomic<bool>* stop_ = nullptr;
 
-  RequestSpec next_;  // the request whose arrival event is queued
-  bool has_next_ = false;
-  Status source_status_;
   std::vector<BlockHash> hashes_;
   StepPlan plan_;  // the iteration in flight
   StepResult result_;
@@ -224,12 +224,7 @@ class Engine {
   int64_t to_device_free_ns_ = 0;  // when the host->device link is next free
   uint64_t in_system_ = 0;
   int64_t clock_ns_ = 0;  // last time the integrals were advanced to
-  uint64_t next_progress_events_ = 0;
   EngineStats stats_;
 };
-
-// What a run loop returns where it checks its stop flag (Engine, Cluster): a cancelled Status
-// naming the events handled when `stop` is set, OK otherwise (null: never stops).
-Status stop_status(const std::atomic<bool>* stop, uint64_t events);
 
 }  // namespace kvsim::sim

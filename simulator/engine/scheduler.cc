@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/checked_math.h"
 #include "simulator/engine/request_hashes.h"
 
 namespace kvsim::sim {
@@ -16,8 +17,7 @@ void StepPlan::clear() {
   dropped.clear();
   admitted.clear();
   recomputed_tokens = 0;
-  loads.clear();
-  receiving.clear();
+  external.clear();
 }
 
 Scheduler::Scheduler(SchedulerLimits limits, KvCacheManager* cache, RequestTable* requests)
@@ -63,7 +63,7 @@ void Scheduler::preempt(uint32_t slot, StepPlan* plan) {
     if (const auto bytes = cache_->swap_out(request.id)) {
       request.phase = RequestPhase::kSwappingOut;
       ++num_swapping_out_;
-      plan->swapped_out.emplace_back(slot, *bytes);
+      plan->swapped_out.push_back({slot, *bytes});
       return;
     }
   }
@@ -84,9 +84,9 @@ bool Scheduler::schedule_running(size_t index, uint64_t* budget, StepPlan* plan)
   }
   while (!cache_->allocate_slots(request.id, num_tokens)) {
     const uint32_t victim = running_.back();
-    // Blocks held by requests in transit (swapping in, loading from a lower tier, sending
-    // or receiving KV) come back or are freed when the transfer ends: not alone then.
-    const size_t holding = num_swapping_in_ + num_loading_ + num_sending_ + num_receiving_;
+    // Blocks held by requests in transit (swapping in, waiting for a connector's KV, sending
+    // KV) come back or are freed when the transfer ends: not alone then.
+    const size_t holding = num_swapping_in_ + num_waiting_for_kv_ + num_sending_;
     if (victim == slot && running_.size() == 1 && holding == 0) {
       // Alone on the device and still no room: it can never fit.
       running_.pop_back();
@@ -98,7 +98,7 @@ bool Scheduler::schedule_running(size_t index, uint64_t* budget, StepPlan* plan)
     preempt(victim, plan);
     if (victim == slot) return false;
   }
-  // A request admitted with a lower-tier load runs for the first time after the load.
+  // A request admitted with a connector's KV runs for the first time once the KV is in.
   if (request.first_scheduled_ns < 0) plan->admitted.push_back(slot);
   add_chunk(slot, num_tokens, plan);
   *budget -= num_tokens;
@@ -114,7 +114,7 @@ void Scheduler::schedule_swapped(StepPlan* plan) {
     swapped_.pop_front();
     request.phase = RequestPhase::kSwappingIn;
     ++num_swapping_in_;
-    plan->swapped_in.emplace_back(slot, *bytes);
+    plan->swapped_in.push_back({slot, *bytes});
   }
 }
 
@@ -129,99 +129,72 @@ void Scheduler::mark_admitted(SimRequest& request, uint64_t hit_tokens, uint32_t
   if (plan != nullptr) plan->admitted.push_back(slot);
 }
 
-// The remote request's prompt KV comes over the link, minus what the local prefix cache
-// holds: blocks for all of it now, the transfer of the missing ones next.
-bool Scheduler::admit_remote(uint32_t slot, const PrefixHit& hit, StepPlan* plan) {
+// The head with KV from connector c: blocks for the hit and for the connector's tokens now,
+// the rest of the request once that KV is in, as a running request.
+bool Scheduler::admit_external(uint32_t slot, uint32_t c, ExternalKv kv, StepPlan* plan) {
   SimRequest& request = requests_->at(slot);
   const uint64_t block = cache_->block_size();
-  const uint64_t prompt = request.prompt_tokens;
-  const uint64_t new_blocks = (prompt + block - 1) / block - hit.num_blocks;
-  if (new_blocks + hit.num_free_blocks > cache_->num_free_blocks()) return false;
-  const bool allocated =
-      cache_->allocate_slots(request.id, prompt - hit.num_tokens, hit.num_blocks).has_value();
-  KVSIM_CHECK(allocated, "allocate_slots failed after an exact room check (remote KV)");
+  const uint64_t cached = hit_.num_tokens + kv.num_tokens;
+  const uint64_t new_blocks = ceil_div(cached, block) - hit_.num_blocks();
+  if (new_blocks + hit_.num_free_blocks > cache_->num_free_blocks()) return false;
+  connectors_[c]->on_admit(cache_->block_hashes(request.id), hit_, kv);
+  const bool allocated = cache_->allocate_slots(request.id, kv.num_tokens, hit_).has_value();
+  KVSIM_CHECK(allocated, "allocate_slots failed after an exact room check (external KV)");
   waiting_.pop_front();
-  request.computed = prompt;
-  request.phase = RequestPhase::kReceiving;
-  ++num_receiving_;
-  plan->receiving.emplace_back(slot, static_cast<uint32_t>(new_blocks));
+  request.computed = cached;
+  request.phase = RequestPhase::kWaitingForKv;
+  ++num_waiting_for_kv_;
+  if (!request.admitted) {
+    mark_admitted(request, cached, slot, nullptr);  // first scheduled once the KV is in
+    for (int t = 0; t < kMaxLowerTiers; ++t) {
+      request.lower_hit_tokens[t] = static_cast<uint32_t>(kv.blocks_per_tier[t] * block);
+    }
+  }
+  kv.num_new_blocks = static_cast<uint32_t>(new_blocks);
+  plan->external.push_back({slot, c, kv});
   return true;
 }
 
-// HBM blocks for the whole hit now (the HBM part taken, the lower part allocated and filled
-// by the load), the rest of the prompt once the load is done, as a running request.
-bool Scheduler::admit_loading(uint32_t slot, const PrefixHit& hit, const LowerHit& lower,
-                              StepPlan* plan) {
-  SimRequest& request = requests_->at(slot);
-  if (lower.num_blocks + hit.num_free_blocks > cache_->num_free_blocks()) return false;
-  tiers_->take(cache_->block_hashes(request.id), hit.num_blocks, lower);
-  const uint64_t block = cache_->block_size();
-  const bool allocated =
-      cache_->allocate_slots(request.id, uint64_t{lower.num_blocks} * block, hit.num_blocks)
-          .has_value();
-  KVSIM_CHECK(allocated, "allocate_slots failed after an exact room check (tier load)");
-  waiting_.pop_front();
-  const uint64_t cached = uint64_t{hit.num_blocks + lower.num_blocks} * block;
-  request.computed = cached;
-  request.phase = RequestPhase::kLoading;
-  ++num_loading_;
-  if (!request.admitted) {
-    mark_admitted(request, cached, slot, nullptr);  // first scheduled after the load
-    for (int t = 0; t < kMaxLowerTiers; ++t) {
-      request.lower_hit_tokens[t] = static_cast<uint32_t>(lower.per_tier[t] * block);
-    }
+Scheduler::Admission Scheduler::admit_through_connectors(uint32_t slot, StepPlan* plan) {
+  const SimRequest& request = requests_->at(slot);
+  for (uint32_t c = 0; c < connectors_.size(); ++c) {
+    const KvMatch match = connectors_[c]->match(request, cache_->block_hashes(request.id), hit_,
+                                                cache_->num_free_blocks());
+    if (match.blocked) return Admission::kBlocked;
+    if (!match.external) continue;
+    return admit_external(slot, c, *match.external, plan) ? Admission::kAdmitted
+                                                          : Admission::kBlocked;
   }
-  plan->loads.emplace_back(slot, lower);
-  return true;
+  return Admission::kNone;
 }
 
 void Scheduler::schedule_waiting(uint64_t* budget, StepPlan* plan) {
-  // Remote and tier-load admissions compute nothing now, so they need no token budget.
-  const bool budget_free_admissions = tiers_ != nullptr || limits_.role == EngineRole::kDecode;
-  while (!waiting_.empty() && (*budget > 0 || budget_free_admissions) && has_seat()) {
+  // Admissions with KV from a connector compute nothing now, so they need no token budget.
+  while (!waiting_.empty() && (*budget > 0 || budget_free_admissions_) && has_seat()) {
     const uint32_t slot = waiting_.front();
     SimRequest& request = requests_->at(slot);
     // Every admission needs at least one free block (a hit leaves at least one token to
     // compute); without one, skip the prefix lookup, whose cost grows with the prompt.
     if (cache_->num_free_blocks() == 0) return;
-    PrefixHit hit;
-    if (limits_.prefix_caching) hit = cache_->get_computed_blocks(request.id);
-    if (request.remote_kv) {
-      if (!admit_remote(slot, hit, plan)) return;
-      continue;
-    }
-    if (tiers_ != nullptr && limits_.prefix_caching) {
-      if (hit.num_free_blocks + 1 > cache_->num_free_blocks()) return;  // not even one block
-      // A lower-tier run longer than the room left can never be admitted now, so the scan
-      // stops one block past the room (a blocked head is retried every step).
-      const uint64_t room = cache_->num_free_blocks() - hit.num_free_blocks;
-      const std::span<const BlockHash> hashes = cache_->block_hashes(request.id);
-      const uint64_t cap =
-          std::min<uint64_t>({hashes.size(), (request.known_tokens() - 1) / cache_->block_size(),
-                              hit.num_blocks + room + 1});
-      if (hit.num_blocks < cap) {
-        const LowerHit lower = tiers_->find(hashes, hit.num_blocks, static_cast<uint32_t>(cap));
-        if (lower.num_blocks > room) return;
-        if (lower.num_blocks > 0) {
-          if (!admit_loading(slot, hit, lower, plan)) return;
-          continue;
-        }
-      }
-    }
+    hit_.clear();
+    if (limits_.prefix_caching) cache_->get_computed_blocks(request.id, &hit_);
+    const Admission admission = admit_through_connectors(slot, plan);
+    if (admission == Admission::kBlocked) return;
+    if (admission == Admission::kAdmitted) continue;
     if (*budget == 0) return;
-    const uint64_t needed = request.known_tokens() - hit.num_tokens;
+    const uint64_t needed = request.known_tokens() - hit_.num_tokens;
     if (needed > *budget && !limits_.chunked_prefill) return;
     const uint64_t num_tokens = std::min(needed, *budget);
     // The request holds nothing, so it needs its new blocks and its free hit blocks free (the
     // test allocate_slots makes); checking first saves it a pass over the hit when it fails.
     const uint64_t block = cache_->block_size();
-    const uint64_t new_blocks = (hit.num_tokens + num_tokens + block - 1) / block - hit.num_blocks;
-    if (new_blocks + hit.num_free_blocks > cache_->num_free_blocks()) return;
-    if (!cache_->allocate_slots(request.id, num_tokens, hit.num_blocks)) return;
+    const uint64_t new_blocks = ceil_div(hit_.num_tokens + num_tokens, block) - hit_.num_blocks();
+    if (new_blocks + hit_.num_free_blocks > cache_->num_free_blocks()) return;
+    if (!cache_->allocate_slots(request.id, num_tokens, hit_)) return;
     waiting_.pop_front();
-    request.computed = hit.num_tokens;
+    request.computed = hit_.num_tokens;
     request.phase = RequestPhase::kRunning;
-    if (!request.admitted) mark_admitted(request, hit.num_tokens, slot, plan);
+    if (!request.admitted) mark_admitted(request, hit_.num_tokens, slot, plan);
     running_.push_back(slot);
     add_chunk(slot, num_tokens, plan);
     *budget -= num_tokens;
@@ -304,7 +277,7 @@ SimRequest& Scheduler::resume(uint32_t slot, size_t* in_flight, const char* what
 
 void Scheduler::swap_in_done(uint32_t slot) { resume(slot, &num_swapping_in_, "swap-in"); }
 
-void Scheduler::load_done(uint32_t slot) { resume(slot, &num_loading_, "load"); }
+void Scheduler::kv_arrived(uint32_t slot) { resume(slot, &num_waiting_for_kv_, "external KV"); }
 
 void Scheduler::sent_done(uint32_t slot) {
   KVSIM_CHECK(num_sending_ > 0, "send end without a send in flight");
@@ -312,17 +285,13 @@ void Scheduler::sent_done(uint32_t slot) {
   cache_->free(requests_->at(slot).id);
 }
 
-void Scheduler::receive_done(uint32_t slot) {
-  resume(slot, &num_receiving_, "receive").remote_kv = false;
-}
-
 void Scheduler::forget(uint32_t slot) {
   outstanding_tokens_ -= remaining_tokens(requests_->at(slot));
 }
 
-int64_t Scheduler::drop_head() {
+std::optional<uint32_t> Scheduler::drop_head() {
   std::deque<uint32_t>& queue = !swapped_.empty() ? swapped_ : waiting_;
-  if (queue.empty()) return -1;
+  if (queue.empty()) return std::nullopt;
   const uint32_t slot = queue.front();
   queue.pop_front();
   cache_->free(requests_->at(slot).id);

@@ -22,18 +22,14 @@
 // complete() applies the iteration: computed tokens advance, a request whose known tokens are
 // all computed samples one output token, finished requests are freed.
 //
-// In a cluster (simulator/cluster/cluster.h) three more ways into the batch, each like a swap-in
-// (admitted with its blocks, it joins the running batch when its KV has arrived):
-//   lower tiers  with ReplicaTiers set, a waiting request's HBM hit continues into the lower
-//                tiers: the blocks found there are allocated now (HBM blocks for the hit plus
-//                the loaded run; no token budget) and loaded (kLoading, load_done()); the one
-//                token short rule holds for the whole hit
-//   prefill role a request that samples its first token and has more to come leaves the batch
-//                holding its blocks (kSending, StepResult::prefilled) until sent_done()
-//   decode role  a remote request (its prompt's KV computed elsewhere) is admitted in turn
-//                from the waiting queue: the local prefix hit is taken, blocks for the rest of
-//                the prompt allocated (no token budget), and it waits for the KV (kReceiving,
-//                StepPlan::receiving, receive_done())
+// KV from outside (simulator/engine/kv_connector.h): with connectors set, the waiting head's
+// HBM hit is offered to each in turn; one that supplies more KV (a lower tier's blocks, a
+// prefill instance's prompt) gets the request admitted with blocks for all of it (no token
+// budget), and the request waits for that KV (kWaitingForKv) as a swap-in does: it joins the
+// running batch when the KV is in (kv_arrived()). The one token short rule holds for the
+// whole hit. On a prefill-only instance (role kPrefill) a request that samples its first token
+// and has more to come leaves the batch holding its blocks (kSending, StepResult::prefilled)
+// until sent_done().
 // Outstanding tokens (for least-loaded routing): over the requests held, the prompt tokens
 // not yet computed by an iteration that has ended (or hit in the cache at first admission;
 // recomputation is not counted) plus the output tokens still to sample here (a prefill-only
@@ -42,12 +38,12 @@
 
 #include <cstdint>
 #include <deque>
-#include <utility>
+#include <optional>
 #include <vector>
 
 #include "core/kv_cache_manager.h"
 #include "simulator/engine/cost_model.h"
-#include "simulator/cluster/kv_tiers.h"
+#include "simulator/engine/kv_connector.h"
 #include "simulator/engine/scheduler_limits.h"
 #include "simulator/engine/sim_request.h"
 
@@ -59,18 +55,30 @@ struct ScheduledChunk {
   uint32_t num_tokens = 0;
 };
 
+// A swap transfer to start: the request's blocks to or from the host tier.
+struct SwapTransfer {
+  uint32_t slot = 0;
+  uint64_t bytes = 0;
+};
+
+// A request admitted with KV from a connector: the transfer to start.
+struct ExternalStart {
+  uint32_t slot = 0;
+  uint32_t connector = 0;  // index in the scheduler's connectors
+  ExternalKv kv;
+};
+
 // A step's decisions.
 struct StepPlan {
-  std::vector<ScheduledChunk> chunks;                      // the batch, in schedule order
-  BatchShape shape;                                        // its sums, for the cost model
-  std::vector<uint32_t> preempted;                         // preempted by recompute this step
-  std::vector<std::pair<uint32_t, uint64_t>> swapped_out;  // (slot, bytes) transfers to start
-  std::vector<std::pair<uint32_t, uint64_t>> swapped_in;   // (slot, bytes) transfers to start
-  std::vector<uint32_t> dropped;   // can never fit: the engine releases them
-  std::vector<uint32_t> admitted;  // scheduled for the first time
-  uint64_t recomputed_tokens = 0;  // tokens computed again (lost to a recompute preemption)
-  std::vector<std::pair<uint32_t, LowerHit>> loads;        // (slot, blocks per tier) to load
-  std::vector<std::pair<uint32_t, uint32_t>> receiving;    // (slot, blocks) of remote KV
+  std::vector<ScheduledChunk> chunks;     // the batch, in schedule order
+  BatchShape shape;                       // its sums, for the cost model
+  std::vector<uint32_t> preempted;        // preempted by recompute this step
+  std::vector<SwapTransfer> swapped_out;  // transfers to start, device -> host
+  std::vector<SwapTransfer> swapped_in;   // transfers to start, host -> device
+  std::vector<uint32_t> dropped;          // can never fit: the engine releases them
+  std::vector<uint32_t> admitted;         // scheduled for the first time
+  uint64_t recomputed_tokens = 0;         // tokens computed again (lost to a recompute preemption)
+  std::vector<ExternalStart> external;    // admitted waiting for a connector's KV
 
   void clear();
   bool has_work() const { return !chunks.empty(); }
@@ -97,8 +105,12 @@ class Scheduler {
   // A request that arrived (already added to the cache manager) joins the waiting queue.
   // A remote request (decode role) has remote_kv, generated = 1 and high_water = prompt.
   void add_waiting(uint32_t slot);
-  // The lower tiers a waiting request's prefix hit may continue into (nullptr: none).
-  void set_tiers(ReplicaTiers* tiers) { tiers_ = tiers; }
+  // Connectors are asked in the order added (see above); they must outlive the scheduler.
+  void add_connector(KvConnector* connector) {
+    connectors_.push_back(connector);
+    budget_free_admissions_ = true;
+  }
+  const std::vector<KvConnector*>& connectors() const { return connectors_; }
   // Decides the next iteration into *plan.
   void schedule(StepPlan* plan);
   // Applies a finished iteration; finished requests are freed in the cache and leave the
@@ -107,19 +119,17 @@ class Scheduler {
   // A swap transfer ended: out -> the swapped queue; in -> the running batch.
   void swap_out_done(uint32_t slot);
   void swap_in_done(uint32_t slot);
-  // Every lower-tier load of the request ended: it joins the running batch.
-  void load_done(uint32_t slot);
+  // The KV a connector supplied for the request is in: it joins the running batch.
+  void kv_arrived(uint32_t slot);
   // Prefill role: the request's KV reached the decode instance; it is freed in the cache
   // (its blocks stay cached for later prefix hits) and the caller releases the slot.
   void sent_done(uint32_t slot);
-  // Decode role: the remote request's KV arrived; it joins the running batch.
-  void receive_done(uint32_t slot);
   // The engine drops the request (it leaves the outstanding-token count).
   void forget(uint32_t slot);
   // Removes the head of the swapped (else waiting) queue, freeing it in the cache: the engine
   // calls this when nothing can run although requests wait (they can never fit). Returns the
-  // slot, or -1 when both queues are empty.
-  int64_t drop_head();
+  // slot, or nothing when both queues are empty.
+  std::optional<uint32_t> drop_head();
 
   size_t num_running() const { return running_.size(); }
   size_t num_waiting() const { return waiting_.size(); }
@@ -131,14 +141,11 @@ class Scheduler {
   // Swapped out, swapping out or swapping in.
   size_t num_swapped() const { return swapped_.size() + num_swapping_out_ + num_swapping_in_; }
   size_t num_swapping() const { return num_swapping_out_ + num_swapping_in_; }
-  // Requests whose blocks or KV are moving (swaps, tier loads, KV sends and receives): the
-  // engine must wait for them before it may decide that nothing can ever run.
-  size_t num_in_transit() const {
-    return num_swapping() + num_loading_ + num_sending_ + num_receiving_;
-  }
-  size_t num_loading() const { return num_loading_; }
+  // Requests whose blocks or KV are moving (swaps, KV from connectors, KV sends): the engine
+  // must wait for them before it may decide that nothing can ever run.
+  size_t num_in_transit() const { return num_swapping() + num_waiting_for_kv_ + num_sending_; }
+  size_t num_waiting_for_kv() const { return num_waiting_for_kv_; }
   size_t num_sending() const { return num_sending_; }
-  size_t num_receiving() const { return num_receiving_; }
   bool idle() const {
     return running_.empty() && waiting_.empty() && swapped_.empty() && num_in_transit() == 0;
   }
@@ -147,9 +154,11 @@ class Scheduler {
   uint64_t remaining_tokens(const SimRequest& request) const;
 
  private:
+  // How a connector answered for the waiting head.
+  enum class Admission : uint8_t { kNone, kAdmitted, kBlocked };
+
   bool has_seat() const {
-    return running_.size() + num_swapping_in_ + num_loading_ + num_receiving_ <
-           limits_.max_num_seqs;
+    return running_.size() + num_swapping_in_ + num_waiting_for_kv_ < limits_.max_num_seqs;
   }
   uint64_t attended(uint64_t computed) const;
   // A transfer the request waited for ended (*in_flight counts those of its kind): it joins
@@ -161,9 +170,10 @@ class Scheduler {
   void preempt(uint32_t slot, StepPlan* plan);
   void schedule_swapped(StepPlan* plan);
   void schedule_waiting(uint64_t* budget, StepPlan* plan);
-  // Admission of the waiting head when it needs no compute now; false when it does not fit.
-  bool admit_remote(uint32_t slot, const PrefixHit& hit, StepPlan* plan);
-  bool admit_loading(uint32_t slot, const PrefixHit& hit, const LowerHit& lower, StepPlan* plan);
+  // The waiting head through the connectors (its hit in hit_).
+  Admission admit_through_connectors(uint32_t slot, StepPlan* plan);
+  // Admission of the waiting head with KV from connector `c`; false when it does not fit.
+  bool admit_external(uint32_t slot, uint32_t c, ExternalKv kv, StepPlan* plan);
   void mark_admitted(SimRequest& request, uint64_t hit_tokens, uint32_t slot, StepPlan* plan);
   void append_decode_hashes(SimRequest& request);
 
@@ -175,11 +185,12 @@ class Scheduler {
   std::deque<uint32_t> swapped_;  // swapped out, ready to come back
   size_t num_swapping_out_ = 0;
   size_t num_swapping_in_ = 0;
-  size_t num_loading_ = 0;
+  size_t num_waiting_for_kv_ = 0;
   size_t num_sending_ = 0;
-  size_t num_receiving_ = 0;
   uint64_t outstanding_tokens_ = 0;
-  ReplicaTiers* tiers_ = nullptr;
+  std::vector<KvConnector*> connectors_;
+  bool budget_free_admissions_ = false;  // some connector is set: its admissions need no budget
+  PrefixHit hit_;                        // the waiting head's, reused
   std::vector<BlockHash> hash_scratch_;
 };
 

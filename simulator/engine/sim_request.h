@@ -10,17 +10,19 @@
 // holding P + O - 1 tokens of KV. Preemption by recompute sets computed back to 0 (the known
 // tokens are computed again, minus what the prefix cache still holds); swap keeps it.
 //
-// In a cluster (simulator/cluster/cluster.h) a request may also wait for KV to arrive: prefix blocks
-// loaded from a lower tier of the KV pool (kLoading), or, on a decode-only instance, its
-// prompt's KV sent by the prefill instance (kReceiving; the sender keeps its copy, kSending,
-// until the transfer ends). A remote request (remote_kv) arrives with generated = 1 — the
-// prefill sampled the first token — and computed = prompt once its KV is in.
+// In a cluster (simulator/cluster/cluster.h) a request may also wait for KV that a connector
+// supplies (simulator/engine/kv_connector.h, kWaitingForKv): prefix blocks loaded from a lower
+// tier of the KV pool, or, on a decode-only instance, its prompt's KV sent by the prefill
+// instance (the sender keeps its copy, kSending, until the transfer ends). A remote request
+// (remote_kv) arrives with generated = 1 — the prefill sampled the first token — and
+// computed = prompt once its KV is in.
 //
 // RequestTable: slots are recycled, so memory follows the requests in flight, never the
 // workload's length. A slot index is the handle the scheduler's queues hold.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/block_id.h"
@@ -34,9 +36,8 @@ enum class RequestPhase : uint8_t {
   kSwappingOut,  // blocks on their way to the host tier
   kSwapped,      // blocks on the host tier, waiting to come back
   kSwappingIn,   // blocks on their way back
-  kLoading,      // admitted; prefix-hit blocks on their way up from a lower KV tier
-  kSending,      // prefill-only instance: prefill done, blocks held until sent to decode
-  kReceiving,    // decode-only instance: blocks allocated, the prompt's KV on its way in
+  kWaitingForKv,  // admitted with blocks; KV from a connector (lower tier, prefill) on its way
+  kSending,       // prefill-only instance: prefill done, blocks held until sent to decode
   kFree,         // slot not in use
 };
 
@@ -58,9 +59,9 @@ struct SimRequest {
   RequestPhase phase = RequestPhase::kFree;
   bool admitted = false;   // scheduled at least once
   bool remote_kv = false;  // decode-only instance: the prompt's KV is still to come
-  uint8_t pending_loads = 0;            // lower-tier loads in flight (kLoading)
-  int32_t prefill_replica = -1;         // where the prefill ran when not here
-  uint32_t peer_slot = 0;               // the request's slot on prefill_replica
+  uint8_t pending_loads = 0;                // transfers it waits for (kWaitingForKv)
+  std::optional<uint32_t> prefill_replica;  // where the prefill ran when not here
+  uint32_t peer_slot = 0;                   // the request's slot on prefill_replica
   // Prompt tokens of the first-admission hit that came from each lower tier (the rest of
   // cached_prompt_tokens was in HBM).
   uint32_t lower_hit_tokens[kMaxLowerTiers] = {0, 0, 0, 0};

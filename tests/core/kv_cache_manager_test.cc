@@ -62,7 +62,7 @@ std::optional<SlotAllocation> admit(KvCacheManager& cache, RequestId id,
                                     const std::vector<int32_t>& prompt) {
   cache.add_request(id, prompt.size(), hashes(prompt));
   const PrefixHit hit = cache.get_computed_blocks(id);
-  return cache.allocate_slots(id, prompt.size() - hit.num_tokens, hit.num_blocks);
+  return cache.allocate_slots(id, prompt.size() - hit.num_tokens, hit);
 }
 
 struct ManagerExpectation {
@@ -103,11 +103,11 @@ TEST_P(KvCacheManagerPolicyTest, SharedPrefixFreeTailFirstAndHitAgain) {
 
   cache.add_request(2, prompt2.size(), hashes(prompt2));
   const PrefixHit hit = cache.get_computed_blocks(2);
-  EXPECT_EQ(hit.num_blocks, caching() ? 2u : 0u);
+  EXPECT_EQ(hit.num_blocks(), caching() ? 2u : 0u);
   EXPECT_EQ(hit.num_tokens, caching() ? 8u : 0u);
-  const auto allocation = cache.allocate_slots(2, prompt2.size() - hit.num_tokens, hit.num_blocks);
+  const auto allocation = cache.allocate_slots(2, prompt2.size() - hit.num_tokens, hit);
   ASSERT_TRUE(allocation.has_value());
-  EXPECT_EQ(allocation->num_hit_blocks, hit.num_blocks);
+  EXPECT_EQ(allocation->num_hit_blocks, hit.num_blocks());
   EXPECT_EQ(allocation->num_new_blocks, caching() ? 2u : 4u);
   EXPECT_THAT(table(cache, 2), ElementsAreArray(expect.second_table));
   EXPECT_EQ(cache.pool().ref_count(0), caching() ? 2u : 1u);
@@ -227,9 +227,9 @@ TEST(KvCacheManagerTest, WholePromptHitStillComputesTheLastBlock) {
   ASSERT_TRUE(admit(cache, 1, tokens(0, 8)).has_value());
   cache.add_request(2, 8, hashes(tokens(0, 8)));
   const PrefixHit hit = cache.get_computed_blocks(2);
-  EXPECT_EQ(hit.num_blocks, 1u);  // (8 - 1) / 4: the second block is recomputed
+  EXPECT_EQ(hit.num_blocks(), 1u);  // (8 - 1) / 4: the second block is recomputed
   EXPECT_EQ(hit.num_tokens, 4u);
-  ASSERT_TRUE(cache.allocate_slots(2, 4, 1).has_value());
+  ASSERT_TRUE(cache.allocate_slots(2, 4, hit).has_value());
   EXPECT_THAT(table(cache, 2), ElementsAre(0, 2));
   cache.check_invariants();
 }
@@ -266,8 +266,8 @@ TEST(KvCacheManagerTest, PreemptKeepsTheRequestAndResumesFromItsCachedPrefix) {
   EXPECT_TRUE(cache.block_table(1).empty());
   EXPECT_THAT(order(cache), ElementsAre(4, 5, 6, 7, 3, 2, 1, 0));
   const PrefixHit hit = cache.get_computed_blocks(1);
-  EXPECT_EQ(hit.num_blocks, 3u);  // (13 - 1) / 4
-  ASSERT_TRUE(cache.allocate_slots(1, 1, hit.num_blocks).has_value());
+  EXPECT_EQ(hit.num_blocks(), 3u);  // (13 - 1) / 4
+  ASSERT_TRUE(cache.allocate_slots(1, 1, hit).has_value());
   EXPECT_THAT(table(cache, 1), ElementsAre(0, 1, 2, 4));
   EXPECT_EQ(cache.stats().num_preemptions, 1u);
   cache.check_invariants();
@@ -281,7 +281,7 @@ TEST(KvCacheManagerTest, EvictionOfACachedBlockIsCounted) {
   EXPECT_THAT(table(cache, 2), ElementsAre(2, 3, 1));
   EXPECT_EQ(cache.stats().num_evictions, 1u);
   cache.add_request(3, 8, hashes(tokens(0, 8)));
-  EXPECT_EQ(cache.get_computed_blocks(3).num_blocks, 1u);  // block 0 is still cached
+  EXPECT_EQ(cache.get_computed_blocks(3).num_blocks(), 1u);  // block 0 is still cached
   cache.check_invariants();
 }
 

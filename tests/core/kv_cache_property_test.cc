@@ -109,7 +109,7 @@ class CacheDriver {
     if (cache_->num_tokens(id) != 0 || cache_->is_swapped(id)) return decode(id);
     const PrefixHit hit = cache_->get_computed_blocks(id);
     const uint64_t known = tokens_[id].size();
-    expect_all_or_nothing(id, known - hit.num_tokens, hit.num_blocks);
+    expect_all_or_nothing(id, known - hit.num_tokens, hit);
   }
 
   // One to three decode tokens; hashes for every block they fill.
@@ -118,7 +118,7 @@ class CacheDriver {
     const uint64_t count = 1 + uniform(3);
     std::vector<int32_t>& tokens = tokens_[id];
     if (tokens.size() > 200) return finish(id);
-    if (!expect_all_or_nothing(id, count, 0)) return;
+    if (!expect_all_or_nothing(id, count, PrefixHit{})) return;
     // Tokens beyond the slots held were known before a preemption; new ones are random.
     while (tokens.size() < cache_->num_tokens(id))
       tokens.push_back(static_cast<int32_t>(uniform(50'000)));
@@ -134,13 +134,13 @@ class CacheDriver {
   }
 
   // Allocates and checks that a failure changed nothing. Returns success.
-  bool expect_all_or_nothing(RequestId id, uint64_t num_tokens, uint32_t hit_blocks) {
+  bool expect_all_or_nothing(RequestId id, uint64_t num_tokens, const PrefixHit& hit) {
     const std::span<const BlockId> table = cache_->block_table(id);
     const std::vector<BlockId> before(table.begin(), table.end());
     const uint64_t tokens_before = cache_->num_tokens(id);
     const uint32_t free_before = cache_->num_free_blocks();
     const std::optional<SlotAllocation> allocation =
-        cache_->allocate_slots(id, num_tokens, hit_blocks);
+        cache_->allocate_slots(id, num_tokens, hit);
     mix(allocation.has_value() ? allocation->num_new_blocks + 1 : 0);
     if (allocation.has_value()) {
       for (BlockId block : cache_->block_table(id)) mix(block);

@@ -24,16 +24,16 @@ TEST(PrefixHitFreeBlocks, CountsOnlyTheHitBlocksNobodyHolds) {
   ASSERT_TRUE(cache.allocate_slots(1, 13).has_value());
   cache.add_request(2, 13, hashes);
   PrefixHit held = cache.get_computed_blocks(2);
-  EXPECT_EQ(held.num_blocks, 3u);
+  EXPECT_EQ(held.num_blocks(), 3u);
   EXPECT_EQ(held.num_free_blocks, 0u);  // request 1 holds all three
 
   cache.free(1);
   const PrefixHit free_hit = cache.get_computed_blocks(2);
-  EXPECT_EQ(free_hit.num_blocks, 3u);
+  EXPECT_EQ(free_hit.num_blocks(), 3u);
   EXPECT_EQ(free_hit.num_free_blocks, 3u);
   // new blocks (1) + free hits (3) = 4 <= 8 free: the allocation succeeds and uses exactly that.
   const uint32_t free_before = cache.num_free_blocks();
-  ASSERT_TRUE(cache.allocate_slots(2, 1, free_hit.num_blocks).has_value());
+  ASSERT_TRUE(cache.allocate_slots(2, 1, free_hit).has_value());
   EXPECT_EQ(free_before - cache.num_free_blocks(), 1u + free_hit.num_free_blocks);
   cache.check_invariants();
 }

@@ -152,19 +152,21 @@ std::vector<Row> run_case(const Case& c) {
     }
     row.recomputed = plan.recomputed_tokens;
     row.preempted = plan.preempted;
-    row.swapped_out = plan.swapped_out;
-    row.swapped_in = plan.swapped_in;
+    for (const SwapTransfer& swap : plan.swapped_out) row.swapped_out.emplace_back(swap.slot, swap.bytes);
+    for (const SwapTransfer& swap : plan.swapped_in) row.swapped_in.emplace_back(swap.slot, swap.bytes);
     row.dropped = plan.dropped;
     for (uint32_t slot : plan.dropped) scheduler.forget(slot);
     if (!plan.has_work() && scheduler.num_in_transit() == 0 && !scheduler.idle() &&
         plan.dropped.empty() && plan.preempted.empty()) {
-      row.head_dropped = scheduler.drop_head();
-      if (row.head_dropped >= 0) scheduler.forget(static_cast<uint32_t>(row.head_dropped));
+      if (const std::optional<uint32_t> head = scheduler.drop_head()) {
+        row.head_dropped = *head;
+        scheduler.forget(*head);
+      }
     }
     row.free.first = cache.num_free_blocks();
     scheduler.complete(plan, &result);
-    for (const SlotTokens& swap : plan.swapped_out) scheduler.swap_out_done(swap.first);
-    for (const SlotTokens& swap : plan.swapped_in) scheduler.swap_in_done(swap.first);
+    for (const SwapTransfer& swap : plan.swapped_out) scheduler.swap_out_done(swap.slot);
+    for (const SwapTransfer& swap : plan.swapped_in) scheduler.swap_in_done(swap.slot);
     row.first_tokens = result.first_tokens;
     row.finished = result.finished;
     row.running = scheduler.running();
