@@ -106,6 +106,44 @@ std::vector<uint32_t> slots_of(const Queue& queue) {
   return {queue.begin(), queue.end()};
 }
 
+// Request `index` of a case arrives, as the engine admits one: into the cache manager, the
+// request table and the waiting queue.
+void arrive(const Arrival& a, size_t index, KvCacheManager* cache, RequestTable* requests,
+            Scheduler* scheduler) {
+  SimRequest request;
+  request.id = 100 + index;  // ids differ from slots, so a mix-up shows
+  request.prompt_tokens = a.prompt_tokens;
+  request.output_tokens = a.output_tokens;
+  request.num_hashes = static_cast<uint32_t>(a.hashes.size());
+  request.phase = RequestPhase::kWaiting;
+  cache->add_request(request.id, a.prompt_tokens, a.hashes);
+  const uint32_t slot = requests->add(request);
+  EXPECT_EQ(slot, index);
+  scheduler->add_waiting(slot);
+}
+
+// What schedule() decided, into a new row; the admitted get their first-scheduled mark.
+Row decisions(const StepPlan& plan, uint32_t iteration, RequestTable* requests) {
+  Row row;
+  for (const ScheduledChunk& chunk : plan.chunks) {
+    row.batch.emplace_back(chunk.slot, chunk.num_tokens);
+  }
+  row.admitted = plan.admitted;
+  for (uint32_t slot : plan.admitted) {
+    SimRequest& request = requests->at(slot);
+    request.first_scheduled_ns = iteration;
+    if (request.cached_prompt_tokens > 0) {
+      row.hits.emplace_back(slot, request.cached_prompt_tokens);
+    }
+  }
+  row.recomputed = plan.recomputed_tokens;
+  row.preempted = plan.preempted;
+  row.swapped_out = plan.swapped_out;
+  row.swapped_in = plan.swapped_in;
+  row.dropped = plan.dropped;
+  return row;
+}
+
 // Runs the case until the scheduler is idle and every request has arrived (at most 64
 // iterations) and returns the table it went through.
 std::vector<Row> run_case(const Case& c) {
@@ -127,34 +165,10 @@ std::vector<Row> run_case(const Case& c) {
   size_t next = 0;
   for (uint32_t it = 0; it < 64 && (next < c.arrivals.size() || !scheduler.idle()); ++it) {
     for (; next < c.arrivals.size() && c.arrivals[next].iteration == it; ++next) {
-      const Arrival& a = c.arrivals[next];
-      SimRequest request;
-      request.id = 100 + next;  // ids differ from slots, so a mix-up shows
-      request.prompt_tokens = a.prompt_tokens;
-      request.output_tokens = a.output_tokens;
-      request.num_hashes = static_cast<uint32_t>(a.hashes.size());
-      request.phase = RequestPhase::kWaiting;
-      cache.add_request(request.id, a.prompt_tokens, a.hashes);
-      const uint32_t slot = requests.add(request);
-      EXPECT_EQ(slot, next);
-      scheduler.add_waiting(slot);
+      arrive(c.arrivals[next], next, &cache, &requests, &scheduler);
     }
     scheduler.schedule(&plan);
-    Row row;
-    for (const ScheduledChunk& chunk : plan.chunks)
-      row.batch.emplace_back(chunk.slot, chunk.num_tokens);
-    row.admitted = plan.admitted;
-    for (uint32_t slot : plan.admitted) {
-      SimRequest& request = requests.at(slot);
-      request.first_scheduled_ns = it;
-      if (request.cached_prompt_tokens > 0)
-        row.hits.emplace_back(slot, request.cached_prompt_tokens);
-    }
-    row.recomputed = plan.recomputed_tokens;
-    row.preempted = plan.preempted;
-    row.swapped_out = plan.swapped_out;
-    row.swapped_in = plan.swapped_in;
-    row.dropped = plan.dropped;
+    Row row = decisions(plan, it, &requests);
     for (uint32_t slot : plan.dropped) scheduler.forget(slot);
     if (!plan.has_work() && scheduler.num_in_transit() == 0 && !scheduler.idle() &&
         plan.dropped.empty() && plan.preempted.empty()) {
