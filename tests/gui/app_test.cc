@@ -18,6 +18,7 @@
 #include "gui/ppl_view.h"
 #include "gui/simulation_view.h"
 #include "tests/gui/image_checks.h"
+#include "tests/gui/wait_for_cancel.h"
 
 using namespace kvsim;
 using namespace kvsim::gui;
@@ -49,7 +50,7 @@ class AppTest : public QObject {
     QVERIFY(!cancel->isEnabled());
     QSignalSpy finished(window.runner(), &JobRunner::finished);
     window.runner()->start("wait", [](JobContext& c) {
-      while (!c.cancel_requested()) c.report_progress(0.5);
+      (void)testing::wait_for_cancel(c, /*progress=*/0.5);  // none: finished.wait() fails first
       return Status::ok();
     });
     QVERIFY(cancel->isEnabled());

@@ -1,6 +1,7 @@
 // The PPL-impact view on the shared kjv-tiny model: a background run completes and the chart
 // and table hold exactly the report of the calls `kvsim ppl --budgets` makes; Cancel stops a
-// long run; bad inputs are messages. Skips (saying why) when the shared model is absent.
+// long run (within 5 s: a timing_ function, run apart from the others, tests/gui/test_main.h);
+// bad inputs are messages. Skips (saying why) when the shared model is absent.
 #include "gui/ppl_view.h"
 
 #include <qcustomplot.h>
@@ -17,6 +18,7 @@
 #include "gui/plot_panel.h"
 #include "kernels/llama_bundle.h"
 #include "kernels/ppl_job.h"
+#include "tests/gui/test_main.h"
 
 using namespace kvsim;
 using namespace kvsim::gui;
@@ -107,7 +109,7 @@ class PplViewTest : public QObject {
     QCOMPARE(csv.rows[1][2], csv_number(report.results[1].ppl));
   }
 
-  void cancel_stops_a_long_run() {
+  void timing_cancel_stops_a_long_run() {
     REQUIRE_MODEL();
     JobRunner runner;
     PplView view(&runner);
@@ -148,5 +150,5 @@ class PplViewTest : public QObject {
   }
 };
 
-QTEST_MAIN(PplViewTest)
+KVSIM_GUI_TEST_MAIN(PplViewTest)
 #include "ppl_view_test.moc"

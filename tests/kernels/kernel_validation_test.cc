@@ -14,10 +14,19 @@ TEST(KernelValidationTest, EveryKernelPassesAndTheReportIsReproducible) {
   const ValidationReport b = validate_kernels(7, 6);
   EXPECT_TRUE(a.pass);
   ASSERT_EQ(a.kernels.size(), 16u);
+  ASSERT_EQ(b.kernels.size(), a.kernels.size());
+  EXPECT_EQ(b.pass, a.pass);
   for (size_t i = 0; i < a.kernels.size(); ++i) {
     EXPECT_EQ(a.kernels[i].cases, 6u);
-    EXPECT_EQ(a.kernels[i].max_abs_err, b.kernels[i].max_abs_err) << a.kernels[i].name;
+    EXPECT_TRUE(a.kernels[i].pass) << a.kernels[i].name;
     EXPECT_LE(a.kernels[i].max_rel_err, a.kernels[i].tolerance) << a.kernels[i].name;
+    // Reproducible: the second report is the first, field by field.
+    EXPECT_EQ(b.kernels[i].name, a.kernels[i].name);
+    EXPECT_EQ(b.kernels[i].cases, a.kernels[i].cases) << a.kernels[i].name;
+    EXPECT_EQ(b.kernels[i].max_abs_err, a.kernels[i].max_abs_err) << a.kernels[i].name;
+    EXPECT_EQ(b.kernels[i].max_rel_err, a.kernels[i].max_rel_err) << a.kernels[i].name;
+    EXPECT_EQ(b.kernels[i].tolerance, a.kernels[i].tolerance) << a.kernels[i].name;
+    EXPECT_EQ(b.kernels[i].pass, a.kernels[i].pass) << a.kernels[i].name;
   }
   EXPECT_EQ(a.kernels.front().name, "decode_contiguous_fp32");
   EXPECT_EQ(a.kernels.back().name, "nz_pack_unpack_fp16");

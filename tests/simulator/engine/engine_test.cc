@@ -4,6 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <chrono>
+#include <condition_variable>
+#include <latch>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include "core/presets.h"
 #include "simulator/output/metrics.h"
 #include "simulator/cost/roofline_cost_model.h"
@@ -46,8 +56,9 @@ struct Run {
   Summary summary;
 };
 
-std::unique_ptr<Run> run(const EngineConfig& config, std::unique_ptr<CostModel> cost,
-                         std::vector<RequestSpec> requests) {
+// An engine over the workload with the recorder and the metrics attached, not yet run.
+std::unique_ptr<Run> prepare(const EngineConfig& config, std::unique_ptr<CostModel> cost,
+                             std::vector<RequestSpec> requests) {
   auto out = std::make_unique<Run>();
   auto engine =
       Engine::create(config, std::move(cost), std::make_unique<VectorSource>(std::move(requests)));
@@ -59,12 +70,23 @@ std::unique_ptr<Run> run(const EngineConfig& config, std::unique_ptr<CostModel> 
   out->recorder.engine = out->engine.get();
   out->engine->add_observer(&out->recorder);
   out->engine->add_observer(&out->metrics);
+  return out;
+}
+
+// Runs a prepared engine to the end and builds its summary.
+void finish(Run* out) {
   const Status status = out->engine->run();
   EXPECT_TRUE(status.is_ok()) << status.message();
   out->engine->cache().check_invariants();
   RunInfo info;
-  info.num_blocks = config.cache.num_blocks;
+  info.num_blocks = out->recorder.num_blocks;
   out->summary = out->metrics.build(info, out->engine->stats(), {});
+}
+
+std::unique_ptr<Run> run(const EngineConfig& config, std::unique_ptr<CostModel> cost,
+                         std::vector<RequestSpec> requests) {
+  auto out = prepare(config, std::move(cost), std::move(requests));
+  finish(out.get());
   return out;
 }
 
@@ -265,19 +287,108 @@ TEST(Engine, RetentionWindowCapsEachSequencesBlocks) {
   EXPECT_GT(result->engine->cache().stats().num_trimmed_blocks, 3u * 150);
 }
 
+// A run's whole outcome as text: its counters and every finished and dropped request.
+std::string outcome(const Run& r) {
+  const EngineStats& s = r.engine->stats();
+  std::ostringstream out;
+  out << "events " << s.events << " iterations " << s.iterations << " completed " << s.completed
+      << " dropped " << s.dropped_total() << " preemptions " << s.preemptions_recompute << '/'
+      << s.preemptions_swap << " swap bytes " << s.swap_out_bytes << '/' << s.swap_in_bytes
+      << " tokens " << s.prefill_tokens << '/' << s.decode_tokens << '/' << s.recomputed_tokens
+      << '/' << s.output_tokens << " peak " << s.kv_blocks_peak << " busy " << s.busy_ns << " end "
+      << s.last_event_ns << '\n';
+  for (const RequestRecord& q : r.recorder.finished) {
+    out << q.id << ": " << q.arrival_ns << ' ' << q.first_scheduled_ns << ' ' << q.first_token_ns
+        << ' ' << q.finish_ns << " cached " << q.cached_prompt_tokens << " preempted "
+        << q.preemptions << '\n';
+  }
+  for (const auto& [id, reason] : r.recorder.dropped) {
+    out << id << " dropped " << static_cast<int>(reason) << '\n';
+  }
+  return out.str();
+}
+
+// Holds two engines in step for their first kIterations iterations: an engine that ends
+// iteration i waits until the other has ended iteration i too. So the two runs provably
+// overlap: neither can finish while the other has not started. A wait gives up after 60 s
+// (and the test fails) instead of hanging.
+class Lockstep {
+ public:
+  static constexpr uint64_t kIterations = 200;
+
+  class Side final : public SimObserver {
+   public:
+    Side(Lockstep* lockstep, int side) : lockstep_(lockstep), side_(side) {}
+    void on_iteration(const IterationRecord& it, const EngineSnapshot&) override {
+      if (it.index < kIterations) lockstep_->arrive(side_, it.index + 1);
+    }
+
+   private:
+    Lockstep* lockstep_;
+    int side_;
+  };
+
+  // Both engines reached kIterations, each waiting for the other at every step.
+  bool held_in_step() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return !timed_out_ && ended_[0] == kIterations && ended_[1] == kIterations;
+  }
+
+ private:
+  void arrive(int side, uint64_t ended) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ended_[side] = ended;
+    changed_.notify_all();
+    const bool met = changed_.wait_for(lock, std::chrono::seconds(60),
+                                       [&] { return timed_out_ || ended_[1 - side] >= ended; });
+    if (!met) timed_out_ = true;
+  }
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  uint64_t ended_[2] = {0, 0};
+  bool timed_out_ = false;
+};
+
+// "Two simulations can run side by side in one process" (sweeps do): two engines with
+// different workloads run at the same time on two threads, held in step for their first 200
+// iterations, and each ends exactly as a lone run of the same input does.
 TEST(Engine, TwoEnginesRunSideBySide) {
-  EngineConfig config = testing::small_config(200);
-  auto a = Engine::create(
-      config, std::make_unique<FixedCostModel>(1'000'000, 1000),
-      std::make_unique<VectorSource>(testing::constant_requests(50, 1'000'000, 100, 30)));
-  auto b = Engine::create(
-      config, std::make_unique<FixedCostModel>(1'000'000, 1000),
-      std::make_unique<VectorSource>(testing::constant_requests(50, 1'000'000, 100, 30)));
-  ASSERT_TRUE(a.is_ok() && b.is_ok());
-  ASSERT_TRUE((*a)->run().is_ok());
-  ASSERT_TRUE((*b)->run().is_ok());
-  EXPECT_EQ((*a)->stats().last_event_ns, (*b)->stats().last_event_ns);
-  EXPECT_EQ((*a)->stats().events, (*b)->stats().events);
+  struct Input {
+    EngineConfig config;
+    std::vector<RequestSpec> requests;
+  };
+  Input inputs[2] = {
+      {testing::small_config(200), testing::constant_requests(300, 1'000'000, 100, 30)},
+      {testing::small_config(120), testing::constant_requests(120, 1'000'000, 200, 300)}};
+  inputs[1].config.scheduler.preemption = PreemptionMode::kSwap;  // a tight pool: it swaps
+  const auto prepared = [&](const Input& input) {
+    return prepare(input.config, std::make_unique<FixedCostModel>(1'000'000, 1000), input.requests);
+  };
+  std::string alone[2];
+  for (int i = 0; i < 2; ++i) {
+    auto lone = prepared(inputs[i]);
+    finish(lone.get());
+    alone[i] = outcome(*lone);
+    ASSERT_GT(lone->engine->stats().iterations, Lockstep::kIterations);
+  }
+  ASSERT_NE(alone[0], alone[1]);  // so that crossed state would show
+
+  Lockstep lockstep;
+  Lockstep::Side sides[2] = {{&lockstep, 0}, {&lockstep, 1}};
+  std::array runs = {prepared(inputs[0]), prepared(inputs[1])};
+  std::latch start(2);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 2; ++i) {
+    runs[i]->engine->add_observer(&sides[i]);
+    threads.emplace_back([&, i] {
+      start.arrive_and_wait();
+      finish(runs[i].get());
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_TRUE(lockstep.held_in_step()) << "the engines did not run at the same time";
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(outcome(*runs[i]), alone[i]) << "engine " << i;
 }
 
 }  // namespace

@@ -106,6 +106,44 @@ std::vector<uint32_t> slots_of(const Queue& queue) {
   return {queue.begin(), queue.end()};
 }
 
+// Request `index` of a case arrives, as the engine admits one: into the cache manager, the
+// request table and the waiting queue.
+void arrive(const Arrival& a, size_t index, KvCacheManager* cache, RequestTable* requests,
+            Scheduler* scheduler) {
+  SimRequest request;
+  request.id = 100 + index;  // ids differ from slots, so a mix-up shows
+  request.prompt_tokens = a.prompt_tokens;
+  request.output_tokens = a.output_tokens;
+  request.num_hashes = static_cast<uint32_t>(a.hashes.size());
+  request.phase = RequestPhase::kWaiting;
+  cache->add_request(request.id, a.prompt_tokens, a.hashes);
+  const uint32_t slot = requests->add(request);
+  EXPECT_EQ(slot, index);
+  scheduler->add_waiting(slot);
+}
+
+// What schedule() decided, into a new row; the admitted get their first-scheduled mark.
+Row decisions(const StepPlan& plan, uint32_t iteration, RequestTable* requests) {
+  Row row;
+  for (const ScheduledChunk& chunk : plan.chunks) {
+    row.batch.emplace_back(chunk.slot, chunk.num_tokens);
+  }
+  row.admitted = plan.admitted;
+  for (uint32_t slot : plan.admitted) {
+    SimRequest& request = requests->at(slot);
+    request.first_scheduled_ns = iteration;
+    if (request.cached_prompt_tokens > 0) {
+      row.hits.emplace_back(slot, request.cached_prompt_tokens);
+    }
+  }
+  row.recomputed = plan.recomputed_tokens;
+  row.preempted = plan.preempted;
+  for (const SwapTransfer& swap : plan.swapped_out) row.swapped_out.emplace_back(swap.slot, swap.bytes);
+  for (const SwapTransfer& swap : plan.swapped_in) row.swapped_in.emplace_back(swap.slot, swap.bytes);
+  row.dropped = plan.dropped;
+  return row;
+}
+
 // Runs the case until the scheduler is idle and every request has arrived (at most 64
 // iterations) and returns the table it went through.
 std::vector<Row> run_case(const Case& c) {
@@ -127,34 +165,10 @@ std::vector<Row> run_case(const Case& c) {
   size_t next = 0;
   for (uint32_t it = 0; it < 64 && (next < c.arrivals.size() || !scheduler.idle()); ++it) {
     for (; next < c.arrivals.size() && c.arrivals[next].iteration == it; ++next) {
-      const Arrival& a = c.arrivals[next];
-      SimRequest request;
-      request.id = 100 + next;  // ids differ from slots, so a mix-up shows
-      request.prompt_tokens = a.prompt_tokens;
-      request.output_tokens = a.output_tokens;
-      request.num_hashes = static_cast<uint32_t>(a.hashes.size());
-      request.phase = RequestPhase::kWaiting;
-      cache.add_request(request.id, a.prompt_tokens, a.hashes);
-      const uint32_t slot = requests.add(request);
-      EXPECT_EQ(slot, next);
-      scheduler.add_waiting(slot);
+      arrive(c.arrivals[next], next, &cache, &requests, &scheduler);
     }
     scheduler.schedule(&plan);
-    Row row;
-    for (const ScheduledChunk& chunk : plan.chunks)
-      row.batch.emplace_back(chunk.slot, chunk.num_tokens);
-    row.admitted = plan.admitted;
-    for (uint32_t slot : plan.admitted) {
-      SimRequest& request = requests.at(slot);
-      request.first_scheduled_ns = it;
-      if (request.cached_prompt_tokens > 0)
-        row.hits.emplace_back(slot, request.cached_prompt_tokens);
-    }
-    row.recomputed = plan.recomputed_tokens;
-    row.preempted = plan.preempted;
-    for (const SwapTransfer& swap : plan.swapped_out) row.swapped_out.emplace_back(swap.slot, swap.bytes);
-    for (const SwapTransfer& swap : plan.swapped_in) row.swapped_in.emplace_back(swap.slot, swap.bytes);
-    row.dropped = plan.dropped;
+    Row row = decisions(plan, it, &requests);
     for (uint32_t slot : plan.dropped) scheduler.forget(slot);
     if (!plan.has_work() && scheduler.num_in_transit() == 0 && !scheduler.idle() &&
         plan.dropped.empty() && plan.preempted.empty()) {
@@ -233,7 +247,26 @@ std::vector<Row> recompute_first_rows() {
   };
 }
 
-std::vector<Row> concat(std::vector<Row> head, const std::vector<Row>& tail) {
+// The last two iterations of both, once r1 has computed all but the last 4 of its 12 known
+// tokens again (from scratch in (a), after its own prefix hit in (a')).
+//   r1: its last 4 (3 blocks), 3 of them recomputed (positions 8..10, computed before it was
+//       preempted); r2 admitted with the 4 tokens of budget left (1 block), its first token.
+//   both decode, each into a new block (13 and 5 tokens); both finish.
+std::vector<Row> recompute_last_rows() {
+  return {
+      {.batch = {{1, 4}, {2, 4}},
+       .admitted = {2},
+       .recomputed = 3,
+       .first_tokens = {2},
+       .running = {1, 2},
+       .free = {2, 2}},
+      {.batch = {{1, 1}, {2, 1}}, .finished = {1, 2}, .free = {0, 6}},
+  };
+}
+
+std::vector<Row> concat(std::vector<Row> head, const std::vector<Row>& middle,
+                        const std::vector<Row>& tail) {
+  head.insert(head.end(), middle.begin(), middle.end());
   head.insert(head.end(), tail.begin(), tail.end());
   return head;
 }
@@ -241,24 +274,14 @@ std::vector<Row> concat(std::vector<Row> head, const std::vector<Row>& tail) {
 // (a) Recompute preemption with chunked prefill, no prefix caching: r1 comes back with
 // computed = 0 and its 12 known tokens (10 prompt + 2 sampled) are computed again in chunks.
 //   it 5  r1: 8 of 12 (2 blocks), all 8 recomputed (it had computed 11 before).   free 4
-//   it 6  r1: its last 4 (3 blocks), 3 of them recomputed (positions 8..10); r2 admitted
-//         with the 4 tokens of budget left (1 block), its first token.           free 2
-//   it 7  both decode, each into a new block (13 and 5 tokens); both finish.    free 0, 6
+//   it 6  r1's last 4 and r2's 4 (recompute_last_rows).                          free 2
+//   it 7  both decode and finish.                                               free 0, 6
 TEST(SchedulerTable, RecomputePreemptionWithChunkedPrefill) {
   expect_table(
       recompute_case(/*prefix_caching=*/false),
-      concat(
-          recompute_first_rows(),
-          {
-              {.batch = {{1, 8}}, .recomputed = 8, .running = {1}, .waiting = {2}, .free = {4, 4}},
-              {.batch = {{1, 4}, {2, 4}},
-               .admitted = {2},
-               .recomputed = 3,
-               .first_tokens = {2},
-               .running = {1, 2},
-               .free = {2, 2}},
-              {.batch = {{1, 1}, {2, 1}}, .finished = {1, 2}, .free = {0, 6}},
-          }));
+      concat(recompute_first_rows(),
+             {{.batch = {{1, 8}}, .recomputed = 8, .running = {1}, .waiting = {2}, .free = {4, 4}}},
+             recompute_last_rows()));
 }
 
 // (a') The same with prefix caching: a preempted request's blocks stay cached until evicted.
@@ -266,22 +289,14 @@ TEST(SchedulerTable, RecomputePreemptionWithChunkedPrefill) {
 // empty lane, its two full prompt blocks the cached lane, and r0's new block came from the
 // empty lane, so both survive.
 //   it 5  r1 hits its own 2 blocks (8 tokens; a hit leaves at least one token, and the cache
-//         knows 11 tokens of r1): it computes 4 (12 known), 3 of them recomputed; taking the
-//         2 free hit blocks and 1 new one leaves 3. r2 (no hit: a 1-block prompt keeps its
-//         last token to compute) gets the 4 tokens left, 1 block.              free 2
-//   it 6  both decode into new blocks and finish.                             free 0, 6
+//         knows 11 tokens of r1): it computes its last 4 (12 known), 3 of them recomputed;
+//         taking the 2 free hit blocks and 1 new one leaves 3. r2 (no hit: a 1-block prompt
+//         keeps its last token to compute) gets the 4 tokens left, 1 block: the same step as
+//         (a)'s it 6, one iteration earlier.                                       free 2
+//   it 6  both decode and finish.                                               free 0, 6
 TEST(SchedulerTable, RecomputePreemptionFindsItsOwnBlocksInThePrefixCache) {
   expect_table(recompute_case(/*prefix_caching=*/true),
-               concat(recompute_first_rows(),
-                      {
-                          {.batch = {{1, 4}, {2, 4}},
-                           .admitted = {2},
-                           .recomputed = 3,
-                           .first_tokens = {2},
-                           .running = {1, 2},
-                           .free = {2, 2}},
-                          {.batch = {{1, 1}, {2, 1}}, .finished = {1, 2}, .free = {0, 6}},
-                      }));
+               concat(recompute_first_rows(), {}, recompute_last_rows()));
 }
 
 // (b) Recompute without chunked prefill: a prompt is admitted whole or waits, and the token

@@ -3,6 +3,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "simulator/sweep/sweep_merge.h"
 #include "tests/simulator/sweep/sweep_test_util.h"
 
@@ -54,12 +61,48 @@ TEST(SweepRunnerTest, AFailingPointIsRecordedAndTheOthersFinish) {
   fs::remove_all(dir);
 }
 
+// Wraps a runner and records the most calls inside it at once. Each call waits (30 s at most,
+// once) until a second call has come in, so a parallel run provably overlaps its points and
+// a serial one shows as a most of 1 instead of hanging.
+class Overlap {
+ public:
+  PointRunner wrap(PointRunner inner) {
+    return [this, inner](const SweepPoint& point, const fs::path& dir) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        most_ = std::max(most_, ++inside_);
+        changed_.notify_all();
+        if (!changed_.wait_for(lock, std::chrono::seconds(30),
+                               [this] { return most_ >= 2 || gave_up_; })) {
+          gave_up_ = true;
+        }
+      }
+      PointOutcome outcome = inner(point, dir);
+      std::lock_guard<std::mutex> lock(mutex_);
+      --inside_;
+      return outcome;
+    };
+  }
+  size_t most() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return most_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  size_t inside_ = 0, most_ = 0;
+  bool gave_up_ = false;
+};
+
 TEST(SweepRunnerTest, ParallelRunEqualsSerialRun) {
   const SweepSpec spec = sweep_from_text(kSweep);
   const fs::path serial = fresh_dir("serial");
   const fs::path parallel = fresh_dir("parallel");
   run(spec, serial, 1, fake_runner());
-  run(spec, parallel, 4, fake_runner(-1, 2));
+  Overlap overlap;
+  run(spec, parallel, 4, overlap.wrap(fake_runner()));
+  EXPECT_GE(overlap.most(), 2u) << "the points of a 4-job run never ran at the same time";
   EXPECT_EQ(summary_of(serial), summary_of(parallel));
   fs::remove_all(serial);
   fs::remove_all(parallel);
@@ -75,7 +118,9 @@ size_t finished_points(const fs::path& dir) {
 }
 
 // A sweep killed with SIGKILL part-way and then resumed ends with the same summary.csv as an
-// uninterrupted run, and reruns only the points that had not finished.
+// uninterrupted run, and reruns only the points that had not finished. The child finishes
+// four points and is killed inside the fifth (whose runner waits to be killed, 60 s at most),
+// so where it dies does not depend on timing.
 TEST(SweepRunnerTest, KilledAndResumedEqualsUninterrupted) {
   const SweepSpec spec = sweep_from_text(kSweep);
   const fs::path whole = fresh_dir("whole");
@@ -87,15 +132,27 @@ TEST(SweepRunnerTest, KilledAndResumedEqualsUninterrupted) {
   if (child == 0) {
     SweepRunOptions options;
     options.out_dir = killed;
-    (void)run_sweep(spec, expand(spec), fake_runner(-1, 100), options);
+    std::atomic<int> calls{0};
+    const PointRunner finish_four = [&calls, inner = fake_runner()](const SweepPoint& point,
+                                                                    const fs::path& dir) {
+      if (++calls > 4) {
+        std::this_thread::sleep_for(std::chrono::seconds(60));
+        ::_exit(1);
+      }
+      return inner(point, dir);
+    };
+    (void)run_sweep(spec, expand(spec), finish_four, options);
     ::_exit(0);
   }
-  while (finished_points(killed) < 4) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (finished_points(killed) < 4 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   ::kill(child, SIGKILL);
   int status = 0;
   ::waitpid(child, &status, 0);
   const size_t before = finished_points(killed);
-  ASSERT_LT(before, 12u) << "the child finished before it was killed";
+  ASSERT_EQ(before, 4u) << "the child did not finish its first four points within 60 s";
 
   const SweepRunResult resumed = run(spec, killed, 1, fake_runner(), /*resume=*/true);
   EXPECT_EQ(resumed.skipped, before);

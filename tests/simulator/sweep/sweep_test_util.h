@@ -4,10 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <filesystem>
 #include <string>
-#include <thread>
 
 #include "core/yaml_io.h"
 #include "simulator/io/atomic_file.h"
@@ -34,10 +32,9 @@ inline std::vector<SweepPoint> expand(const SweepSpec& spec) {
   return points.is_ok() ? *points : std::vector<SweepPoint>{};
 }
 
-// metric "x2" = 2 * a, "sum" = a + b; fails when a == fail_a; sleeps delay_ms per point.
-inline PointRunner fake_runner(int fail_a = -1, int delay_ms = 0) {
+// metric "x2" = 2 * a, "sum" = a + b; fails when a == fail_a.
+inline PointRunner fake_runner(int fail_a = -1) {
   return [=](const SweepPoint& point, const std::filesystem::path& dir) {
-    if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
     const double a = std::stod(point.config.find_path("a")->text());
     const double b = std::stod(point.config.find_path("b")->text());
     PointOutcome outcome;
