@@ -110,8 +110,7 @@ void BM_PrefixHit(benchmark::State& state) {
   run_timed(state, 4 * kRequestBlocks + 2, [&] {
     cache.add_request(id, prompt_tokens, hashes);
     const kvsim::PrefixHit hit = cache.get_computed_blocks(id);
-    benchmark::DoNotOptimize(
-        cache.allocate_slots(id, prompt_tokens - hit.num_tokens, hit));
+    benchmark::DoNotOptimize(cache.allocate_slots(id, prompt_tokens - hit.num_tokens, hit));
     cache.free(id++);
   });
 }

@@ -86,11 +86,11 @@ nlohmann::json step_json(const DemoStep& step, size_t index) {
   }
   out["blocks"] = nlohmann::json::array();
   for (const DemoBlock& block : step.blocks) {
-    out["blocks"].push_back(
-        {{"id", block.id},
-         {"ref_count", block.ref_count},
-         {"hash", block.hash ? nlohmann::json(block_hash_text(*block.hash)) : nlohmann::json(nullptr)},
-         {"state", demo_block_state_name(demo_block_state(block))}});
+    out["blocks"].push_back({{"id", block.id},
+                             {"ref_count", block.ref_count},
+                             {"hash", block.hash ? nlohmann::json(block_hash_text(*block.hash))
+                                                 : nlohmann::json(nullptr)},
+                             {"state", demo_block_state_name(demo_block_state(block))}});
   }
   out["free_queue"] = step.free_queue;
   const KvCacheStats& s = step.stats;
@@ -117,7 +117,8 @@ void print_block_grid(const DemoStep& step) {
 
 void print_step(const DemoStep& step, size_t index) {
   std::printf("Step %zu: %s\n  %s\n", index, step.action.c_str(), step.note.c_str());
-  for (const CacheEvent& event : step.events) std::printf("    - %s\n", cache_event_text(event).c_str());
+  for (const CacheEvent& event : step.events)
+    std::printf("    - %s\n", cache_event_text(event).c_str());
   for (const DemoRequest& request : step.requests) {
     std::printf("  request %" PRIu64 " (%" PRIu64 " tokens): [", request.id, request.num_tokens);
     for (size_t i = 0; i < request.block_table.size(); ++i) {

@@ -63,8 +63,8 @@ StatusOr<CapacityQuery> make_query(const CapacityOptions& o) {
   return query;
 }
 
-nlohmann::json to_json(const ModelSpec& model, const DeviceSpec* device,
-                       const CapacityQuery& query, const CapacityResult& r) {
+nlohmann::json to_json(const ModelSpec& model, const DeviceSpec* device, const CapacityQuery& query,
+                       const CapacityResult& r) {
   nlohmann::json out;
   out["model"] = model.name;
   out["device"] = device != nullptr ? nlohmann::json(device->name) : nlohmann::json(nullptr);
@@ -114,7 +114,8 @@ int run_capacity(const CapacityOptions& o) {
   }
   if (o.json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const CapacityRow& row : rows) out.push_back(to_json(*model, row.device, *query, row.result));
+    for (const CapacityRow& row : rows)
+      out.push_back(to_json(*model, row.device, *query, row.result));
     std::printf("%s\n", (rows.size() == 1 ? out[0] : out).dump(2).c_str());
   } else if (rows.size() == 1) {
     std::printf("%s", capacity_report(*model, rows[0].device, *query, rows[0].result).c_str());
@@ -137,22 +138,25 @@ void register_capacity_command(CLI::App& app, CommandFn* chosen) {
   command->add_option("--weight-dtype", options->weight_dtype, "weight dtype");
   command->add_option("--batch", options->batch, "sequences in the request")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
-  command->add_option("--seq-len", options->seq_len,
-                      "tokens per sequence (default: the model's max positions)")
+  command
+      ->add_option("--seq-len", options->seq_len,
+                   "tokens per sequence (default: the model's max positions)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
-  command->add_option("--mem-fraction", options->mem_fraction,
-                      "share of device memory the engine may use")
+  command
+      ->add_option("--mem-fraction", options->mem_fraction,
+                   "share of device memory the engine may use")
       ->check(CLI::Range(1e-6, 1.0));
-  command->add_option("--block-size", options->block_size,
-                      "tokens per block (default: the device's)")
+  command
+      ->add_option("--block-size", options->block_size, "tokens per block (default: the device's)")
       ->check(CLI::Range(1u, 1u << 20));
   command->add_option("--tp", options->tp, "tensor-parallel devices")->check(CLI::Range(1u, 4096u));
   command->add_option("--kv-budget-bytes", options->kv_budget_bytes,
                       "KV budget per device in bytes (overrides the memory formula)");
   command->add_option("--reserve-bytes", options->reserve_bytes,
                       "activation reserve per device in bytes (overrides the formula)");
-  command->add_option("--quant-group", options->quant_group,
-                      "elements per fp16 scale+zero group (0 = none)")
+  command
+      ->add_option("--quant-group", options->quant_group,
+                   "elements per fp16 scale+zero group (0 = none)")
       ->check(CLI::Range(0u, 1u << 20));
   command->add_flag("--json", options->json, "print JSON");
   command->callback([options, chosen] { *chosen = [options] { return run_capacity(*options); }; });

@@ -1,9 +1,8 @@
 // Small helpers for JSON output: optionals become null, bit counts become exact bytes.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 namespace kvsim::cli {

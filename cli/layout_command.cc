@@ -2,9 +2,8 @@
 // padding, and where one (token, head, dim) element lands in each.
 #include <cstdio>
 #include <memory>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/command.h"
 #include "cli/model_options.h"

@@ -1,6 +1,5 @@
 #include "cli/llama_options.h"
 
-
 namespace kvsim::cli {
 
 void add_llama_options(CLI::App* command, LlamaOptions* options) {

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,10 +14,10 @@
 namespace kvsim::cli {
 
 struct ModelOptions {
-  std::string model;                  // preset name or YAML path; empty = hand-defined
-  std::optional<uint32_t> layers;     // overrides num_layers
-  std::optional<uint32_t> kv_heads;   // overrides num_kv_heads (and the attention kind)
-  std::optional<uint32_t> head_dim;   // overrides head_dim
+  std::string model;                 // preset name or YAML path; empty = hand-defined
+  std::optional<uint32_t> layers;    // overrides num_layers
+  std::optional<uint32_t> kv_heads;  // overrides num_kv_heads (and the attention kind)
+  std::optional<uint32_t> head_dim;  // overrides head_dim
 };
 
 void add_model_options(CLI::App* command, ModelOptions* options);

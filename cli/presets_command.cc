@@ -2,7 +2,6 @@
 // summary (and, with --json, the summary fields).
 #include <cstdio>
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
@@ -28,12 +27,11 @@ StatusOr<nlohmann::json> model_entry(const std::string& name) {
                           {"head_dim", model.head_dim},
                           {"num_params", model.num_params},
                           {"kv_bytes_per_token_fp16", bits / 8}};
-  entry["summary"] = std::string(attention_kind_name(model.attention)) + ", " +
-                     std::to_string(model.num_layers) + " layers, " +
-                     std::to_string(model.num_kv_heads) + " KV heads x " +
-                     std::to_string(model.head_dim) + ", " +
-                     format_fixed(model.num_params / 1e9, 2) + "B params, " +
-                     format_count(bits / 8) + " B/token fp16";
+  entry["summary"] =
+      std::string(attention_kind_name(model.attention)) + ", " + std::to_string(model.num_layers) +
+      " layers, " + std::to_string(model.num_kv_heads) + " KV heads x " +
+      std::to_string(model.head_dim) + ", " + format_fixed(model.num_params / 1e9, 2) +
+      "B params, " + format_count(bits / 8) + " B/token fp16";
   return entry;
 }
 
@@ -61,9 +59,8 @@ StatusOr<nlohmann::json> described_entry(PresetKind kind, const std::string& nam
 
 int run_presets(bool json) {
   nlohmann::json out;
-  for (PresetKind kind :
-       {PresetKind::kModel, PresetKind::kDevice, PresetKind::kScenario, PresetKind::kSweep,
-        PresetKind::kLink}) {
+  for (PresetKind kind : {PresetKind::kModel, PresetKind::kDevice, PresetKind::kScenario,
+                          PresetKind::kSweep, PresetKind::kLink}) {
     nlohmann::json list = nlohmann::json::array();
     for (const std::string& name : preset_names(kind)) {
       auto entry = kind == PresetKind::kModel    ? model_entry(name)

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/progress_bar.h"
 #include "core/data_dir.h"
 #include "core/presets.h"
 #include "core/text_format.h"
 #include "simulator/cluster/cluster_summary.h"
-#include "cli/progress_bar.h"
 #include "simulator/simulation.h"
 
 namespace kvsim::cli {

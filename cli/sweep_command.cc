@@ -95,7 +95,8 @@ int run_sweep_command(const SweepOptions& o) {
   if (!points.is_ok()) return report_error(points.status());
   if (o.dry_run) return run_dry(*points, shard->first, shard->second);
   const std::string out = o.out.empty() ? spec->output : o.out;
-  if (out.empty()) return report_error(Status::invalid_argument("give --out DIR (the sweep names no output)"));
+  if (out.empty())
+    return report_error(Status::invalid_argument("give --out DIR (the sweep names no output)"));
   auto runner = runner_for(*spec);
   if (!runner.is_ok()) return report_error(runner.status());
   sim::SweepRunOptions options;
@@ -142,9 +143,8 @@ void register_sweep_command(CLI::App& app, CommandFn* chosen) {
   });
   merge->add_option("dirs", options->merge_inputs, "shard output folders")->required();
   merge->add_option("--out", options->out, "merged output folder")->required();
-  merge->callback([options, chosen] {
-    *chosen = [options] { return run_merge_command(*options); };
-  });
+  merge->callback(
+      [options, chosen] { *chosen = [options] { return run_merge_command(*options); }; });
 }
 
 }  // namespace kvsim::cli

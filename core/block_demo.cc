@@ -190,9 +190,12 @@ DemoBlockState demo_block_state(const DemoBlock& block) {
 
 std::string_view demo_block_state_name(DemoBlockState state) {
   switch (state) {
-    case DemoBlockState::kUsed: return "used";
-    case DemoBlockState::kCachedFree: return "cached_free";
-    case DemoBlockState::kFree: return "free";
+    case DemoBlockState::kUsed:
+      return "used";
+    case DemoBlockState::kCachedFree:
+      return "cached_free";
+    case DemoBlockState::kFree:
+      return "free";
   }
   return "?";
 }

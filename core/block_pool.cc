@@ -8,9 +8,7 @@
 namespace kvsim {
 
 BlockPool::BlockPool(uint32_t num_blocks, std::unique_ptr<EvictionPolicy> policy)
-    : blocks_(num_blocks),
-      cache_(num_blocks),
-      policy_(std::move(policy)) {
+    : blocks_(num_blocks), cache_(num_blocks), policy_(std::move(policy)) {
   KVSIM_CHECK(num_blocks >= 1 && num_blocks <= kMaxNumBlocks, "pool size out of range");
   KVSIM_CHECK(policy_ != nullptr, "BlockPool needs an eviction policy");
   for (BlockId block = 0; block < num_blocks; ++block) policy_->push(block, false);

@@ -122,7 +122,7 @@ class BlockPool {
     uint8_t hashed = 0;  // 1 when hash is registered in cache_
   };
   std::vector<BlockState> blocks_;
-  FlatIdMap cache_;              // hash -> block
+  FlatIdMap cache_;  // hash -> block
   std::unique_ptr<EvictionPolicy> policy_;
   uint32_t num_cached_free_ = 0;
   uint64_t num_evictions_ = 0;

@@ -42,12 +42,11 @@ Status fill_model_terms(const ModelSpec& model, const CapacityQuery& query, Capa
   const auto bits = tokens ? checked_mul(*tokens, out->kv_bits_per_token) : std::nullopt;
   if (!bits) return overflow_error("kv_bytes_for_request");
   out->kv_bytes_for_request = ceil_div(*bits, 8);
-  out->kv_bytes_per_block_nd = kv_bytes_per_block_nd(out->shape_per_device, query.kv,
-                                                     out->block_size);
-  out->kv_bytes_per_block =
-      out->nz ? kv_bytes_per_block_nz(out->shape_per_device, query.kv, out->block_size,
-                                      out->nz_width)
-              : out->kv_bytes_per_block_nd;
+  out->kv_bytes_per_block_nd =
+      kv_bytes_per_block_nd(out->shape_per_device, query.kv, out->block_size);
+  out->kv_bytes_per_block = out->nz ? kv_bytes_per_block_nz(out->shape_per_device, query.kv,
+                                                            out->block_size, out->nz_width)
+                                    : out->kv_bytes_per_block_nd;
   return Status::ok();
 }
 
@@ -77,10 +76,10 @@ void fill_budget_terms(const ModelSpec& model, const DeviceSpec* device, const C
                                    static_cast<long double>(*out->weight_bytes) -
                                    static_cast<long double>(*out->reserve_bytes);
     out->budget_negative = free_bytes < 0;
-    out->kv_budget_bytes = out->budget_negative
-                               ? 0
-                               : static_cast<uint64_t>(
-                                     std::floor(free_bytes * device->kv_memory_factor));
+    out->kv_budget_bytes =
+        out->budget_negative
+            ? 0
+            : static_cast<uint64_t>(std::floor(free_bytes * device->kv_memory_factor));
   }
   if (!out->kv_budget_bytes) return;
   const uint64_t blocks = *out->kv_budget_bytes / out->kv_bytes_per_block;
@@ -124,8 +123,8 @@ uint64_t kv_bits_per_token(const KvShape& shape, const KvStorage& storage) {
 uint64_t kv_bytes_per_block_nd(const KvShape& shape, const KvStorage& storage,
                                uint32_t block_size) {
   // One layer's K (or V) block is its own allocation: round each up to whole bytes.
-  const uint64_t tensor_bits = uint64_t{block_size} * shape.heads *
-                               vector_bits(shape.vector_elements, storage);
+  const uint64_t tensor_bits =
+      uint64_t{block_size} * shape.heads * vector_bits(shape.vector_elements, storage);
   return uint64_t{shape.num_layers} * shape.num_tensors * ceil_div(tensor_bits, 8);
 }
 
@@ -138,8 +137,8 @@ BlockLayout block_layout(const KvShape& shape, uint32_t block_size, uint32_t nz_
   return layout;
 }
 
-uint64_t kv_bytes_per_block_nz(const KvShape& shape, const KvStorage& storage,
-                               uint32_t block_size, uint32_t nz_width) {
+uint64_t kv_bytes_per_block_nz(const KvShape& shape, const KvStorage& storage, uint32_t block_size,
+                               uint32_t nz_width) {
   const BlockLayout layout = block_layout(shape, block_size, nz_width);
   const uint64_t data_bits = layout.nz_elements() * dtype_bits(storage.dtype);
   const uint64_t scale_bits =
@@ -157,14 +156,14 @@ StatusOr<CapacityResult> compute_capacity(const ModelSpec& model, const DeviceSp
   }
   if (model.attention != AttentionKind::kMla && model.num_kv_heads % query.tp != 0 &&
       query.tp % model.num_kv_heads != 0) {
-    return Status::invalid_argument(
-        "--tp " + std::to_string(query.tp) + " must divide the " +
-        std::to_string(model.num_kv_heads) + " KV heads of '" + model.name +
-        "' or be a multiple of them");
+    return Status::invalid_argument("--tp " + std::to_string(query.tp) + " must divide the " +
+                                    std::to_string(model.num_kv_heads) + " KV heads of '" +
+                                    model.name + "' or be a multiple of them");
   }
   if (device != nullptr && !supports_kv_dtype(*device, query.kv.dtype)) {
     std::string valid;
-    for (DType dtype : device->kv_dtypes) valid += (valid.empty() ? "" : ", ") + std::string(dtype_name(dtype));
+    for (DType dtype : device->kv_dtypes)
+      valid += (valid.empty() ? "" : ", ") + std::string(dtype_name(dtype));
     return Status::invalid_argument("device '" + device->name + "' does not store KV as " +
                                     std::string(dtype_name(query.kv.dtype)) + "; valid: " + valid);
   }

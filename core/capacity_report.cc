@@ -17,9 +17,7 @@ std::string bits_as_bytes(uint64_t bits) {
   return format_number(static_cast<double>(bits) / 8.0);
 }
 
-std::string dtype_bytes(DType dtype) {
-  return format_number(dtype_bits(dtype) / 8.0);
-}
+std::string dtype_bytes(DType dtype) { return format_number(dtype_bits(dtype) / 8.0); }
 
 void describe_inputs(const ModelSpec& model, const DeviceSpec* device, const CapacityQuery& query,
                      const CapacityResult& r, std::ostringstream& out) {
@@ -36,7 +34,8 @@ void describe_inputs(const ModelSpec& model, const DeviceSpec* device, const Cap
     out << "Device  none given: device-dependent answers are left out\n";
   }
   out << "KV      " << dtype_name(query.kv.dtype);
-  if (query.kv.quant_group > 0) out << " with an fp16 scale + zero per " << query.kv.quant_group << " elements";
+  if (query.kv.quant_group > 0)
+    out << " with an fp16 scale + zero per " << query.kv.quant_group << " elements";
   out << ", block " << r.block_size << " tokens, TP " << query.tp << ", weights "
       << dtype_name(query.weight_dtype) << "\n\n";
 }
@@ -51,8 +50,8 @@ void explain_token_bytes(const ModelSpec& model, const CapacityQuery& query,
         << model.qk_rope_head_dim << ") x " << dtype_bytes(query.kv.dtype);
   } else {
     out << "  = 2 (K and V) x layers x kv_heads x head_dim x bytes(" << dtype_name(query.kv.dtype)
-        << ")\n  = 2 x " << s.num_layers << " x " << s.heads << " x " << s.vector_elements
-        << " x " << dtype_bytes(query.kv.dtype);
+        << ")\n  = 2 x " << s.num_layers << " x " << s.heads << " x " << s.vector_elements << " x "
+        << dtype_bytes(query.kv.dtype);
   }
   if (query.kv.quant_group > 0) {
     out << "  + scales: " << s.num_tensors * s.heads << " vectors x " << s.num_layers
@@ -74,25 +73,23 @@ void explain_block_and_request(const CapacityQuery& query, const CapacityResult&
     const BlockLayout layout = block_layout(r.shape_per_device, r.block_size, r.nz_width);
     const auto shape = layout.nz_shape();
     out << "  NZ layout pads each layer's K and V block to [" << shape[0] << ", " << shape[1]
-        << ", " << shape[2] << "] = [ceil(" << layout.columns() << " / " << r.nz_width
-        << "), ceil(" << r.block_size << " / 16) x 16, " << r.nz_width << "]\n  -> "
+        << ", " << shape[2] << "] = [ceil(" << layout.columns() << " / " << r.nz_width << "), ceil("
+        << r.block_size << " / 16) x 16, " << r.nz_width << "]\n  -> "
         << bytes_line(r.kv_bytes_per_block) << ", padding "
         << format_fixed(100.0 * layout.nz_padding_fraction(), 1) << "%\n";
   }
   out << "KV bytes for the request (" << format_count(query.batch) << " x "
       << format_count(r.tokens_kept_per_seq) << " tokens";
   if (r.tokens_kept_per_seq < r.seq_len) out << " kept of " << format_count(r.seq_len);
-  out << ")\n  = batch x tokens x bytes per token = " << bytes_line(r.kv_bytes_for_request)
-      << "\n";
+  out << ")\n  = batch x tokens x bytes per token = " << bytes_line(r.kv_bytes_for_request) << "\n";
 }
 
 void explain_budget(const ModelSpec& model, const DeviceSpec* device, const CapacityQuery& query,
                     const CapacityResult& r, std::ostringstream& out) {
   if (r.weight_bytes) {
     out << "Weights per device\n  = params x bytes(" << dtype_name(query.weight_dtype)
-        << ") / TP = " << format_count(model.num_params) << " x "
-        << dtype_bytes(query.weight_dtype) << " / " << query.tp << " = "
-        << bytes_line(*r.weight_bytes) << "\n";
+        << ") / TP = " << format_count(model.num_params) << " x " << dtype_bytes(query.weight_dtype)
+        << " / " << query.tp << " = " << bytes_line(*r.weight_bytes) << "\n";
   }
   if (query.kv_budget_bytes) {
     out << "KV budget per device (given) = " << bytes_line(*r.kv_budget_bytes) << "\n";
@@ -105,9 +102,8 @@ void explain_budget(const ModelSpec& model, const DeviceSpec* device, const Capa
   } else {
     out << "\n  = tokens x (4 x hidden + 2 x intermediate / TP) x bytes + seqs x vocab x 4\n  = "
         << query.activation_tokens << " x (4 x " << model.hidden_size << " + 2 x "
-        << model.intermediate_size << " / " << query.tp << ") x "
-        << dtype_bytes(query.weight_dtype) << " + " << query.activation_seqs << " x "
-        << model.vocab_size << " x 4";
+        << model.intermediate_size << " / " << query.tp << ") x " << dtype_bytes(query.weight_dtype)
+        << " + " << query.activation_seqs << " x " << model.vocab_size << " x 4";
   }
   out << " = " << bytes_line(*r.reserve_bytes) << "\n";
   out << "KV budget per device\n  = (memory x mem_fraction - weights - reserve) x kv_memory_factor"
@@ -130,8 +126,8 @@ void explain_counts(const ModelSpec& model, const CapacityQuery& query, const Ca
       << format_count(r.tokens_kept_per_seq) << " / " << r.block_size << ")) = floor("
       << format_count(*r.num_blocks) << " / " << format_count(blocks_per_seq)
       << ") = " << format_count(*r.max_batch_at_seq_len) << "\nMax tokens per sequence at batch "
-      << format_count(query.batch) << " = floor(blocks / batch) x block_size = "
-      << format_count(*r.max_seq_len_at_batch);
+      << format_count(query.batch)
+      << " = floor(blocks / batch) x block_size = " << format_count(*r.max_seq_len_at_batch);
   if (r.max_seq_len_capped) {
     out << " (capped at the model's " << format_count(model.max_position_embeddings)
         << " positions)";
@@ -157,11 +153,11 @@ std::string capacity_table(const ModelSpec& model, const CapacityQuery& query,
   std::ostringstream out;
   char line[256];
   const uint64_t seq_len = rows.empty() ? 0 : rows.front().result.seq_len;
-  out << "KV cache capacity of " << model.name << " (" << dtype_name(query.kv.dtype)
-      << " KV, " << dtype_name(query.weight_dtype) << " weights, TP " << query.tp
-      << ", mem_fraction " << format_number(query.mem_fraction) << ")\n\n";
-  std::snprintf(line, sizeof line, "%-14s %4s %6s %12s %12s %12s %10s %14s %12s\n", "device",
-                "kv", "block", "memory", "weights", "KV budget", "blocks", "max tokens",
+  out << "KV cache capacity of " << model.name << " (" << dtype_name(query.kv.dtype) << " KV, "
+      << dtype_name(query.weight_dtype) << " weights, TP " << query.tp << ", mem_fraction "
+      << format_number(query.mem_fraction) << ")\n\n";
+  std::snprintf(line, sizeof line, "%-14s %4s %6s %12s %12s %12s %10s %14s %12s\n", "device", "kv",
+                "block", "memory", "weights", "KV budget", "blocks", "max tokens",
                 ("seqs@" + format_count(seq_len)).c_str());
   out << line;
   for (const CapacityRow& row : rows) {

@@ -12,8 +12,8 @@ namespace kvsim::internal {
                                std::string_view message);
 }  // namespace kvsim::internal
 
-#define KVSIM_CHECK(condition, message)                                              \
-  do {                                                                               \
-    if (!(condition)) [[unlikely]]                                                   \
-      ::kvsim::internal::check_failed(#condition, __FILE__, __LINE__, (message));    \
+#define KVSIM_CHECK(condition, message)                                           \
+  do {                                                                            \
+    if (!(condition)) [[unlikely]]                                                \
+      ::kvsim::internal::check_failed(#condition, __FILE__, __LINE__, (message)); \
   } while (0)

@@ -51,11 +51,13 @@ class ConfigReader {
   // A field parsed by `parse` (an enum, a dtype, ...): Status parse(string_view, T*).
   template <typename T, typename Parse>
   void required_with(std::string_view key, T* out, Parse parse) {
-    if (const ConfigNode* node = scalar_field(key, /*required=*/true)) apply(*node, key, out, parse);
+    if (const ConfigNode* node = scalar_field(key, /*required=*/true))
+      apply(*node, key, out, parse);
   }
   template <typename T, typename Parse>
   void optional_with(std::string_view key, T* out, Parse parse) {
-    if (const ConfigNode* node = scalar_field(key, /*required=*/false)) apply(*node, key, out, parse);
+    if (const ConfigNode* node = scalar_field(key, /*required=*/false))
+      apply(*node, key, out, parse);
   }
 
   // A nested node (map or sequence) for a sub-reader; nullptr when absent or after an error.

@@ -43,16 +43,17 @@ Status validate_device(const DeviceSpec& device) {
     return field_error(device, "memory_bandwidth_gbps must be > 0");
   }
   if (device.fp16_tflops <= 0) return field_error(device, "fp16_tflops must be > 0");
-  if (device.kv_dtypes.empty()) return field_error(device, "kv_dtypes must list at least one dtype");
+  if (device.kv_dtypes.empty())
+    return field_error(device, "kv_dtypes must list at least one dtype");
   if (device.kv_memory_factor <= 0 || device.kv_memory_factor > 1) {
     return field_error(device, "kv_memory_factor must be in (0, 1]");
   }
   if (device.default_block_size == 0) return field_error(device, "default_block_size must be > 0");
   if (device.kv_layout == KvLayout::kNz) {
     for (DType dtype : device.kv_dtypes) {
-      const auto named = std::find_if(device.nz_fractal_width.begin(),
-                                      device.nz_fractal_width.end(),
-                                      [&](const auto& entry) { return entry.first == dtype; });
+      const auto named =
+          std::find_if(device.nz_fractal_width.begin(), device.nz_fractal_width.end(),
+                       [&](const auto& entry) { return entry.first == dtype; });
       if (named == device.nz_fractal_width.end()) {
         return field_error(device, "kv_layout nz needs nz_fractal_width for kv dtype " +
                                        std::string(dtype_name(dtype)));
@@ -61,8 +62,8 @@ Status validate_device(const DeviceSpec& device) {
   }
   for (const auto& [dtype, width] : device.nz_fractal_width) {
     if (width == 0) {
-      return field_error(device, "nz_fractal_width for " + std::string(dtype_name(dtype)) +
-                                     " must be > 0");
+      return field_error(device,
+                         "nz_fractal_width for " + std::string(dtype_name(dtype)) + " must be > 0");
     }
   }
   return Status::ok();

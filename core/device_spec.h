@@ -29,13 +29,13 @@ struct DeviceSpec {
   std::string vendor;  // "nvidia", "huawei"
   std::string source;  // datasheet citation; derived figures say how they were derived
 
-  uint64_t memory_bytes = 0;            // device memory; YAML gives memory_gib or memory_gb
-  double memory_bandwidth_gbps = 0;     // peak device-memory bandwidth, GB/s
-  double fp16_tflops = 0;               // dense FP16 tensor throughput
-  double bf16_tflops = 0;               // dense BF16 throughput; 0 where unsupported
-  double int8_tops = 0;                 // dense INT8 throughput
-  double interconnect_gbps = 0;         // device-to-device (NVLink/HCCS), per device, GB/s
-  double host_link_gbps = 0;            // device<->host (PCIe), one direction, GB/s
+  uint64_t memory_bytes = 0;         // device memory; YAML gives memory_gib or memory_gb
+  double memory_bandwidth_gbps = 0;  // peak device-memory bandwidth, GB/s
+  double fp16_tflops = 0;            // dense FP16 tensor throughput
+  double bf16_tflops = 0;            // dense BF16 throughput; 0 where unsupported
+  double int8_tops = 0;              // dense INT8 throughput
+  double interconnect_gbps = 0;      // device-to-device (NVLink/HCCS), per device, GB/s
+  double host_link_gbps = 0;         // device<->host (PCIe), one direction, GB/s
 
   KvLayout kv_layout = KvLayout::kNd;
   // NZ only: fractal width n0 in elements per KV dtype (16 for 16-bit types, 32 for int8).

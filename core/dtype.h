@@ -17,7 +17,7 @@ enum class DType : uint8_t {
   kFp32,
   kFp16,
   kBf16,
-  kFp8,   // e4m3/e5m2: one byte; kvsim does not model the format further
+  kFp8,  // e4m3/e5m2: one byte; kvsim does not model the format further
   kInt8,
   kInt4,
 };

@@ -77,7 +77,7 @@ void FreeBlockQueue::skip_stale(uint32_t lane_index) {
 void FreeBlockQueue::make_room(uint32_t lane_index) {
   Lane& lane = lanes_[lane_index];
   if (lane.tail - lane.head < lane.ring.size()) return;
-  const size_t capacity = lane.ring.empty()                          ? size_t{16}
+  const size_t capacity = lane.ring.empty()                           ? size_t{16}
                           : 2 * size_t{lane.size} <= lane.ring.size() ? lane.ring.size()
                                                                       : 2 * lane.ring.size();
   KVSIM_CHECK(capacity <= (size_t{1} << 31), "a free queue lane outgrew 2^31 entries");

@@ -138,7 +138,8 @@ KvCacheManager::AllocationPlan KvCacheManager::plan_allocation(const RequestStat
   return plan;
 }
 
-std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id, uint64_t num_new_tokens) {
+std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id,
+                                                             uint64_t num_new_tokens) {
   return allocate_slots(id, num_new_tokens, PrefixHit{});
 }
 

@@ -36,10 +36,10 @@ namespace kvsim {
 inline constexpr uint32_t kNzRowAlign = 16;  // NZ fractal height: rows per fractal
 
 struct BlockLayout {
-  uint32_t block_size = 0;    // token slots per block
-  uint32_t kv_heads = 0;      // KV heads stored in the block (per device)
-  uint32_t head_dim = 0;      // elements per head (for MLA: the latent width, kv_heads 1)
-  uint32_t nz_width = 16;     // NZ fractal width n0, elements
+  uint32_t block_size = 0;              // token slots per block
+  uint32_t kv_heads = 0;                // KV heads stored in the block (per device)
+  uint32_t head_dim = 0;                // elements per head (for MLA: the latent width, kv_heads 1)
+  uint32_t nz_width = 16;               // NZ fractal width n0, elements
   uint32_t nz_row_align = kNzRowAlign;  // rows padded to a multiple of this (1 = no padding)
 
   uint64_t columns() const { return uint64_t{kv_heads} * head_dim; }

@@ -18,9 +18,9 @@
 namespace kvsim {
 
 struct LinkSpec {
-  std::string name;         // preset name, e.g. "rdma-8x200g"
-  std::string description;  // one line for `kvsim presets`
-  std::string source;       // where the figures come from
+  std::string name;           // preset name, e.g. "rdma-8x200g"
+  std::string description;    // one line for `kvsim presets`
+  std::string source;         // where the figures come from
   double bandwidth_gbps = 0;  // one direction, GB/s (10^9 bytes per second), > 0
   double latency_s = 0;       // fixed time per transfer (setup, first byte), seconds, >= 0
 };

@@ -57,7 +57,8 @@ Status validate_model(const ModelSpec& model) {
       }
       break;
     case AttentionKind::kMqa:
-      if (model.num_kv_heads != 1) return field_error(model, "attention 'mqa' needs num_kv_heads 1");
+      if (model.num_kv_heads != 1)
+        return field_error(model, "attention 'mqa' needs num_kv_heads 1");
       break;
     case AttentionKind::kGqa:
       if (model.num_kv_heads == 1 || model.num_kv_heads == model.num_attention_heads) {

@@ -28,13 +28,13 @@ struct ModelSpec {
   std::string name;    // preset name, e.g. "llama3-8b"
   std::string source;  // where the figures come from (config.json URL, paper)
 
-  uint32_t num_layers = 0;           // transformer blocks
-  uint32_t hidden_size = 0;          // model width (d_model)
-  uint32_t num_attention_heads = 0;  // query heads
-  uint32_t num_kv_heads = 0;         // KV heads (== heads for MHA, 1 for MQA)
-  uint32_t head_dim = 0;             // elements per head
-  uint32_t intermediate_size = 0;    // FFN inner width (per expert for MoE models)
-  uint32_t vocab_size = 0;           // tokens in the vocabulary
+  uint32_t num_layers = 0;               // transformer blocks
+  uint32_t hidden_size = 0;              // model width (d_model)
+  uint32_t num_attention_heads = 0;      // query heads
+  uint32_t num_kv_heads = 0;             // KV heads (== heads for MHA, 1 for MQA)
+  uint32_t head_dim = 0;                 // elements per head
+  uint32_t intermediate_size = 0;        // FFN inner width (per expert for MoE models)
+  uint32_t vocab_size = 0;               // tokens in the vocabulary
   uint32_t max_position_embeddings = 0;  // longest sequence the model accepts, tokens
 
   uint64_t num_params = 0;         // all parameters (weights held in memory)

@@ -12,8 +12,8 @@ constexpr uint32_t kMaxHeadDim = 65'536;
 constexpr uint32_t kMaxWidth = 1u << 26;
 constexpr uint32_t kMaxPositions = 1u << 31;
 constexpr uint64_t kMaxParams = 10'000'000'000'000'000ull;  // 10^16
-constexpr double kMaxGib = 1u << 20;                          // 1 PiB of device memory
-constexpr double kMaxRate = 1e7;                              // GB/s or TFLOPS
+constexpr double kMaxGib = 1u << 20;                        // 1 PiB of device memory
+constexpr double kMaxRate = 1e7;                            // GB/s or TFLOPS
 
 void read_model_shape(ConfigReader& r, ModelSpec& spec) {
   r.required("num_layers", &spec.num_layers, 1u, kMaxLayers);
@@ -84,11 +84,12 @@ void read_memory(ConfigReader& r, DeviceSpec& spec) {
   r.optional("memory_gb", &gb, 1e-3, kMaxGib);
   if (!r.status().is_ok()) return;
   if ((gib > 0) == (gb > 0)) {
-    return r.fail("give the device memory as exactly one of memory_gib (2^30 bytes) or "
-                  "memory_gb (vendor GB, 10^9 bytes)");
+    return r.fail(
+        "give the device memory as exactly one of memory_gib (2^30 bytes) or "
+        "memory_gb (vendor GB, 10^9 bytes)");
   }
-  spec.memory_bytes = gib > 0 ? static_cast<uint64_t>(gib * 1073741824.0)
-                              : static_cast<uint64_t>(gb * 1e9);
+  spec.memory_bytes =
+      gib > 0 ? static_cast<uint64_t>(gib * 1073741824.0) : static_cast<uint64_t>(gb * 1e9);
 }
 
 }  // namespace

@@ -11,22 +11,32 @@ namespace kvsim {
 
 std::string_view preset_dir(PresetKind kind) {
   switch (kind) {
-    case PresetKind::kModel: return "models";
-    case PresetKind::kDevice: return "devices";
-    case PresetKind::kScenario: return "scenarios";
-    case PresetKind::kSweep: return "sweeps";
-    case PresetKind::kLink: return "links";
+    case PresetKind::kModel:
+      return "models";
+    case PresetKind::kDevice:
+      return "devices";
+    case PresetKind::kScenario:
+      return "scenarios";
+    case PresetKind::kSweep:
+      return "sweeps";
+    case PresetKind::kLink:
+      return "links";
   }
   return "";
 }
 
 std::string_view preset_kind_name(PresetKind kind) {
   switch (kind) {
-    case PresetKind::kModel: return "model";
-    case PresetKind::kDevice: return "device";
-    case PresetKind::kScenario: return "scenario";
-    case PresetKind::kSweep: return "sweep";
-    case PresetKind::kLink: return "link";
+    case PresetKind::kModel:
+      return "model";
+    case PresetKind::kDevice:
+      return "device";
+    case PresetKind::kScenario:
+      return "scenario";
+    case PresetKind::kSweep:
+      return "sweep";
+    case PresetKind::kLink:
+      return "link";
   }
   return "";
 }
@@ -75,8 +85,8 @@ StatusOr<ConfigNode> load_preset_node(PresetKind kind, std::string_view name_or_
                                                   name_or_path, preset_names(kind)) +
                              " (or give a path to a .yaml file)");
   }
-  const std::string virtual_path = "presets/" + std::string(preset_dir(kind)) + "/" +
-                                   std::string(name_or_path) + ".yaml";
+  const std::string virtual_path =
+      "presets/" + std::string(preset_dir(kind)) + "/" + std::string(name_or_path) + ".yaml";
   return parse_yaml(*text, virtual_path);
 }
 

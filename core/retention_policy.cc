@@ -54,9 +54,7 @@ class HeavyHitterRetention final : public RetentionPolicy {
   std::optional<uint64_t> budget_tokens() const override { return heavy_ + recent_; }
   bool uses_scores() const override { return true; }
   uint64_t sink_tokens() const override { return heavy_; }
-  std::optional<uint64_t> window_tokens() const override {
-    return std::max<uint64_t>(recent_, 1);
-  }
+  std::optional<uint64_t> window_tokens() const override { return std::max<uint64_t>(recent_, 1); }
   void select(std::span<const uint64_t> positions, std::span<const float> scores,
               std::vector<uint64_t>* keep) const override;
 
@@ -93,8 +91,7 @@ void HeavyHitterRetention::select(std::span<const uint64_t> positions,
 // Parses "A" or "A,B" into positive integers.
 Status parse_arguments(std::string_view name, std::string_view text, size_t count,
                        std::vector<uint64_t>* out) {
-  const std::string expected = count == 1 ? std::string(name) + ":N"
-                                          : std::string(name) + ":A,B";
+  const std::string expected = count == 1 ? std::string(name) + ":N" : std::string(name) + ":A,B";
   size_t start = 0;
   while (start <= text.size()) {
     const size_t comma = std::min(text.find(',', start), text.size());

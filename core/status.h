@@ -67,7 +67,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:
-  StatusOr(T value) : state_(std::move(value)) {}  // NOLINT: implicit by design
+  StatusOr(T value) : state_(std::move(value)) {}        // NOLINT: implicit by design
   StatusOr(Status status) : state_(std::move(status)) {  // NOLINT: implicit by design
     KVSIM_CHECK(!std::get<Status>(state_).is_ok(), "StatusOr built from an ok Status");
   }
@@ -102,9 +102,9 @@ class [[nodiscard]] StatusOr {
 }  // namespace kvsim
 
 // Returns the Status of `expr` from the enclosing function when it is not ok.
-#define KVSIM_RETURN_IF_ERROR(expr)              \
-  do {                                           \
-    ::kvsim::Status kvsim_status_ = (expr);      \
+#define KVSIM_RETURN_IF_ERROR(expr)                   \
+  do {                                                \
+    ::kvsim::Status kvsim_status_ = (expr);           \
     if (!kvsim_status_.is_ok()) return kvsim_status_; \
   } while (0)
 

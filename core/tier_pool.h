@@ -37,10 +37,10 @@ namespace kvsim {
 
 // What a tier did since it was built.
 struct TierStats {
-  uint64_t stored = 0;     // blocks placed in a slot (arrived from above and were new)
-  uint64_t refreshed = 0;  // blocks that arrived from above and were already here
-  uint64_t evicted = 0;    // blocks pushed out to make room (sent below, or dropped)
-  uint64_t hit_blocks = 0; // prefix-hit blocks found here (each loaded into HBM)
+  uint64_t stored = 0;      // blocks placed in a slot (arrived from above and were new)
+  uint64_t refreshed = 0;   // blocks that arrived from above and were already here
+  uint64_t evicted = 0;     // blocks pushed out to make room (sent below, or dropped)
+  uint64_t hit_blocks = 0;  // prefix-hit blocks found here (each loaded into HBM)
 };
 
 class TierPool final : public EvictionSink {

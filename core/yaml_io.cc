@@ -10,8 +10,7 @@ namespace {
 
 SourceMark to_mark(const YAML::Mark& mark, const std::string& file) {
   // yaml-cpp marks are 0-based and -1 when unknown.
-  return SourceMark{file, mark.line < 0 ? 0 : mark.line + 1,
-                    mark.column < 0 ? 0 : mark.column + 1};
+  return SourceMark{file, mark.line < 0 ? 0 : mark.line + 1, mark.column < 0 ? 0 : mark.column + 1};
 }
 
 class Converter {

@@ -18,9 +18,9 @@
 
 #include "core/config_node.h"
 #include "core/status.h"
+#include "simulator/output/interval_sampler.h"
 #include "simulator/output/metrics.h"
 #include "simulator/scenario/scenario.h"
-#include "simulator/output/interval_sampler.h"
 
 namespace kvsim::gui {
 

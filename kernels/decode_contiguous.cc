@@ -16,8 +16,8 @@ void decode_attention_contiguous(const AttentionShape& shape, std::span<const Co
     const size_t needed = size_t{seq.context_len} * shape.kv_width();
     KVSIM_CHECK(kv[b].k.size() >= needed && kv[b].v.size() >= needed,
                 "decode_contiguous: K/V shorter than context_len");
-    const NdRowSource<T> source(kv[b].k.data(), kv[b].v.data(), seq, shape.kv_heads,
-                                shape.head_dim, /*block_size=*/0);
+    const NdRowSource<T> source(kv[b].k.data(), kv[b].v.data(), seq, shape.kv_heads, shape.head_dim,
+                                /*block_size=*/0);
     decode_sequence(shape, q.data() + b * shape.q_width(), seq.num_attended(), source,
                     seq.attention_sums, ws, out.data() + b * shape.q_width());
   }

@@ -9,7 +9,8 @@
 namespace kvsim::kernels {
 
 StatusOr<LoadedLlama> load_llama(const std::string& checkpoint, const std::string& tokenizer) {
-  KVSIM_ASSIGN_OR_RETURN(LlamaWeights weights, load_llama_checkpoint(resolve_data_path(checkpoint)));
+  KVSIM_ASSIGN_OR_RETURN(LlamaWeights weights,
+                         load_llama_checkpoint(resolve_data_path(checkpoint)));
   const uint32_t vocab_size = weights.config.vocab_size;
   KVSIM_ASSIGN_OR_RETURN(Tokenizer loaded_tokenizer,
                          Tokenizer::load(resolve_data_path(tokenizer), vocab_size));

@@ -25,8 +25,8 @@ auto nz_offset(const BlockLayout& layout) {
 
 // Copies every element of every block from the src layout to the dst layout.
 template <KvElement T, typename SrcOffset, typename DstOffset>
-void copy_blocks(const BlockLayout& layout, uint64_t num_blocks, const T* src,
-                 uint64_t src_block, const SrcOffset& src_offset, T* dst, uint64_t dst_block,
+void copy_blocks(const BlockLayout& layout, uint64_t num_blocks, const T* src, uint64_t src_block,
+                 const SrcOffset& src_offset, T* dst, uint64_t dst_block,
                  const DstOffset& dst_offset) {
   for (uint64_t b = 0; b < num_blocks; ++b) {
     for (uint32_t slot = 0; slot < layout.block_size; ++slot) {

@@ -95,13 +95,14 @@ StatusOr<PplJobResult> run_ppl_job(const PplJob& job, const PerplexityHooks& hoo
   KVSIM_ASSIGN_OR_RETURN(LoadedLlama loaded, load_llama(job.checkpoint, job.tokenizer));
   KVSIM_ASSIGN_OR_RETURN(KvStoreOptions store,
                          make_kv_store_options(job.kv_layout, job.kv_dtype, job.block_size));
-  KVSIM_ASSIGN_OR_RETURN(std::vector<KvPolicy> policies, expand_ppl_policies(job.policies, job.budgets));
+  KVSIM_ASSIGN_OR_RETURN(std::vector<KvPolicy> policies,
+                         expand_ppl_policies(job.policies, job.budgets));
   KVSIM_ASSIGN_OR_RETURN(std::string text, read_text_file(job.text));
   const std::vector<int> tokens = ppl_tokens(*loaded.tokenizer, text, job.max_tokens);
   PplJobResult result;
   result.ctx = job.ctx == 0 ? loaded.model->config().seq_len : job.ctx;
-  KVSIM_ASSIGN_OR_RETURN(result.report,
-                         measure_perplexity(*loaded.model, tokens, {job.ctx, store}, policies, hooks));
+  KVSIM_ASSIGN_OR_RETURN(
+      result.report, measure_perplexity(*loaded.model, tokens, {job.ctx, store}, policies, hooks));
   return result;
 }
 
@@ -118,7 +119,8 @@ std::map<std::string, double> ppl_job_metrics(const PerplexityReport& report) {
   metrics["kl"] = policy.kl;
   metrics["top1_agreement"] = policy.top1_agreement;
   metrics["kv_bytes"] = static_cast<double>(policy.kv_bytes);
-  metrics["kv_bytes_saved"] = static_cast<double>(full.kv_bytes) - static_cast<double>(policy.kv_bytes);
+  metrics["kv_bytes_saved"] =
+      static_cast<double>(full.kv_bytes) - static_cast<double>(policy.kv_bytes);
   if (policy.budget_tokens) metrics["budget_tokens"] = static_cast<double>(*policy.budget_tokens);
   return metrics;
 }

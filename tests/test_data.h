@@ -21,10 +21,10 @@ inline std::filesystem::path data_dir() { return ::kvsim::data_dir(); }
 }  // namespace kvsim::testing
 
 // Skips the current test with a message when a file under the data dir is missing.
-#define KVSIM_REQUIRE_DATA(relative_path)                                                    \
-  do {                                                                                       \
-    if (!std::filesystem::exists(::kvsim::testing::data_dir() / (relative_path))) {          \
+#define KVSIM_REQUIRE_DATA(relative_path)                                                   \
+  do {                                                                                      \
+    if (!std::filesystem::exists(::kvsim::testing::data_dir() / (relative_path))) {         \
       GTEST_SKIP() << "needs " << (::kvsim::testing::data_dir() / (relative_path)).string() \
                    << " (set KVSIM_DATA_DIR to the shared data folder)";                    \
-    }                                                                                        \
+    }                                                                                       \
   } while (0)

@@ -140,9 +140,9 @@ Status Cluster::check_tier_layout() const {
   for (size_t t = 0; t < config_.tiers.size(); ++t) {
     const TierConfig& tier = config_.tiers[t];
     if (t > 0 && config_.tiers[t - 1].shared && !tier.shared) {
-      return Status::invalid_argument("tier '" + tier.name + "' is per replica below the shared tier '" +
-                                      config_.tiers[t - 1].name +
-                                      "': a shared tier's evictions need a shared tier below");
+      return Status::invalid_argument(
+          "tier '" + tier.name + "' is per replica below the shared tier '" +
+          config_.tiers[t - 1].name + "': a shared tier's evictions need a shared tier below");
     }
     if (!tier.shared) continue;
     for (const ReplicaConfig& replica : config_.replicas) {
@@ -182,18 +182,18 @@ Status Cluster::build_tiers() {
         stacks[r][t] = stacks[0][t];
         continue;
       }
-      const double slots =
-          std::floor(tier.capacity_bytes / static_cast<double>(config_.replicas[r].kv_bytes_per_block));
+      const double slots = std::floor(tier.capacity_bytes /
+                                      static_cast<double>(config_.replicas[r].kv_bytes_per_block));
       if (!(slots >= 1) || slots > kMaxNumBlocks) {
-        return Status::invalid_argument("tier '" + tier.name + "' holds " +
-                                        std::to_string(static_cast<uint64_t>(slots)) +
-                                        " blocks; it must hold between 1 and " +
-                                        std::to_string(kMaxNumBlocks));
+        return Status::invalid_argument(
+            "tier '" + tier.name + "' holds " + std::to_string(static_cast<uint64_t>(slots)) +
+            " blocks; it must hold between 1 and " + std::to_string(kMaxNumBlocks));
       }
-      KVSIM_ASSIGN_OR_RETURN(auto pool,
-                             TierPool::create(tier.name, static_cast<uint32_t>(slots), tier.eviction));
+      KVSIM_ASSIGN_OR_RETURN(
+          auto pool, TierPool::create(tier.name, static_cast<uint32_t>(slots), tier.eviction));
       stacks[r][t] = pool.get();
-      tiers_.push_back(TierInstance{t, tier.shared ? -1 : static_cast<int32_t>(r), std::move(pool)});
+      tiers_.push_back(
+          TierInstance{t, tier.shared ? -1 : static_cast<int32_t>(r), std::move(pool)});
     }
   }
   for (uint32_t r = 0; r < n; ++r) {
@@ -352,8 +352,7 @@ void Cluster::start_kv_transfer(uint32_t decode, uint32_t slot, uint32_t num_blo
   const int64_t now = events_.now_ns();
   const uint64_t bytes = uint64_t{num_blocks} * config_.replicas[decode].kv_bytes_per_block;
   const int64_t start = std::max({now, send_free_ns_[prefill], recv_free_ns_[decode]});
-  const int64_t end =
-      start + transfer_ns(bytes, config_.link.bytes_per_s, config_.link.latency_ns);
+  const int64_t end = start + transfer_ns(bytes, config_.link.bytes_per_s, config_.link.latency_ns);
   send_free_ns_[prefill] = recv_free_ns_[decode] = end;
   uint32_t index = static_cast<uint32_t>(transfers_.size());
   if (free_transfers_.empty()) {
@@ -495,10 +494,10 @@ void Cluster::check_invariants() const {
       inflow += above.pool->stats().evicted;
     }
     const TierStats s = tier.pool->stats();
-    KVSIM_CHECK(s.stored + s.refreshed == inflow,
-                "tier '" + tier.pool->name() + "' took in " +
-                    std::to_string(s.stored + s.refreshed) + " blocks, the pools above evicted " +
-                    std::to_string(inflow));
+    KVSIM_CHECK(s.stored + s.refreshed == inflow, "tier '" + tier.pool->name() + "' took in " +
+                                                      std::to_string(s.stored + s.refreshed) +
+                                                      " blocks, the pools above evicted " +
+                                                      std::to_string(inflow));
   }
 }
 

@@ -47,26 +47,26 @@
 
 #include "core/flat_id_map.h"
 #include "core/tier_pool.h"
-#include "simulator/engine/engine.h"
 #include "simulator/cluster/kv_tiers.h"
 #include "simulator/cluster/router.h"
+#include "simulator/engine/engine.h"
 
 namespace kvsim::sim {
 
 struct ReplicaConfig {
-  EngineConfig engine;           // engine.replica = its index; engine.scheduler.role its role
-  std::string name;              // "r0", "r1", ...
-  std::string device;            // device preset name (reports)
-  uint32_t num_devices = 1;      // tensor-parallel devices of the replica
+  EngineConfig engine;              // engine.replica = its index; engine.scheduler.role its role
+  std::string name;                 // "r0", "r1", ...
+  std::string device;               // device preset name (reports)
+  uint32_t num_devices = 1;         // tensor-parallel devices of the replica
   uint64_t kv_bytes_per_block = 0;  // one block on all of its devices together
 };
 
 // A lower tier of the KV pool (simulator/cluster/kv_tiers.h).
 struct TierConfig {
-  std::string name;                // "dram", "ssd", ...
-  bool shared = false;             // one pool for the cluster instead of one per replica
-  std::string eviction = "lru";    // the tier's own eviction policy
-  double capacity_bytes = 0;       // per replica (or of the shared pool)
+  std::string name;                  // "dram", "ssd", ...
+  bool shared = false;               // one pool for the cluster instead of one per replica
+  std::string eviction = "lru";      // the tier's own eviction policy
+  double capacity_bytes = 0;         // per replica (or of the shared pool)
   double bandwidth_bytes_per_s = 0;  // each replica's path from the tier into its HBM
   double latency_s = 0;              // per load
 };
@@ -89,7 +89,7 @@ struct ClusterConfig {
 
 // A lower tier at work: its pool (shared or one replica's) and what came into it.
 struct TierInstance {
-  size_t tier = 0;   // index into ClusterConfig::tiers
+  size_t tier = 0;     // index into ClusterConfig::tiers
   int32_t owner = -1;  // the replica, or -1 for a shared pool
   std::unique_ptr<TierPool> pool;
   long double resident_block_ns = 0;  // integral of resident blocks over time

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "simulator/cluster/cluster.h"
+#include "simulator/engine/sim_observer.h"
 #include "simulator/io/output_file.h"
 #include "simulator/output/interval_sampler.h"
-#include "simulator/engine/sim_observer.h"
 
 namespace kvsim::sim {
 

@@ -38,8 +38,7 @@ bool ReplicaTiers::holds(BlockHash hash) const {
   return false;
 }
 
-LowerHit ReplicaTiers::find(std::span<const BlockHash> hashes, uint32_t begin,
-                            uint32_t end) const {
+LowerHit ReplicaTiers::find(std::span<const BlockHash> hashes, uint32_t begin, uint32_t end) const {
   LowerHit hit;
   for (uint32_t i = begin; i < end; ++i) {
     prefetch_ahead<16>(i, begin, end, [&](size_t j) { prefetch(hashes[j]); });

@@ -17,14 +17,15 @@ StatusOr<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config,
         "swap preemption needs the device's host_link_gbps (the link swaps travel over)");
   }
   KVSIM_ASSIGN_OR_RETURN(KvCacheManager cache, KvCacheManager::create(config.cache));
-  return std::unique_ptr<Engine>(new Engine(config, std::move(cache), std::move(cost_model),
-                                            std::move(source), nullptr));
+  return std::unique_ptr<Engine>(
+      new Engine(config, std::move(cache), std::move(cost_model), std::move(source), nullptr));
 }
 
 StatusOr<std::unique_ptr<Engine>> Engine::create_replica(const EngineConfig& config,
                                                          std::unique_ptr<CostModel> cost_model,
                                                          EventQueue* events) {
-  KVSIM_CHECK(cost_model != nullptr && events != nullptr, "a replica needs a cost model and a queue");
+  KVSIM_CHECK(cost_model != nullptr && events != nullptr,
+              "a replica needs a cost model and a queue");
   if (config.scheduler.preemption == PreemptionMode::kSwap && !(config.host_link_bytes_per_s > 0)) {
     return Status::invalid_argument(
         "swap preemption needs the device's host_link_gbps (the link swaps travel over)");
@@ -79,8 +80,7 @@ const Status& Engine::input_status() const {
 Status Engine::run() {
   KVSIM_CHECK(feed_ != nullptr, "run() of a cluster's replica (the cluster runs it)");
   KVSIM_RETURN_IF_ERROR(feed_->start(events_));
-  KVSIM_RETURN_IF_ERROR(
-      run_event_loop(*events_, *this, config_.progress_every_events, stop_));
+  KVSIM_RETURN_IF_ERROR(run_event_loop(*events_, *this, config_.progress_every_events, stop_));
   mark_end(events_->now_ns());
   const Status status = finish_observers(observers_, snapshot());
   report_progress();
@@ -195,9 +195,8 @@ RequestRecord Engine::record_of(const SimRequest& request) const {
   record.cached_prompt_tokens = request.cached_prompt_tokens;
   record.preemptions = request.preemptions;
   record.replica = static_cast<int32_t>(config_.replica);
-  record.prefill_replica = request.prefill_replica
-                               ? static_cast<int32_t>(*request.prefill_replica)
-                               : record.replica;
+  record.prefill_replica =
+      request.prefill_replica ? static_cast<int32_t>(*request.prefill_replica) : record.replica;
   record.prefilled_ns = request.prefilled_ns;
   record.kv_arrived_ns = request.kv_arrived_ns;
   for (int t = 0; t < kMaxLowerTiers; ++t) record.lower_hit_tokens[t] = request.lower_hit_tokens[t];
@@ -280,8 +279,8 @@ int64_t Engine::start_transfers() {
   stats_.preemptions_swap += plan_.swapped_out.size();
   stats_.preemptions_recompute += plan_.preempted.size();
   for (const ExternalStart& external : plan_.external) {
-    scheduler_.connectors()[external.connector]->start(
-        external.slot, requests_.at(external.slot), external.kv, *this);
+    scheduler_.connectors()[external.connector]->start(external.slot, requests_.at(external.slot),
+                                                       external.kv, *this);
   }
   return stall_until;
 }

@@ -74,8 +74,8 @@ struct TransferRecord {
   int64_t end_ns = 0;
   uint64_t bytes = 0;
   TransferKind kind = TransferKind::kSwap;
-  int64_t ready_ns = -1;  // when it could have started (start - ready: queueing on the link)
-  int32_t tier = -1;      // kTierLoad: lower tier index (0 = the first below HBM)
+  int64_t ready_ns = -1;      // when it could have started (start - ready: queueing on the link)
+  int32_t tier = -1;          // kTierLoad: lower tier index (0 = the first below HBM)
   int32_t from_replica = -1;  // kKv: sender and receiver; kTierLoad: the loading replica
   int32_t to_replica = -1;
 };

@@ -31,14 +31,14 @@
 namespace kvsim::sim {
 
 enum class RequestPhase : uint8_t {
-  kWaiting,      // queued for (re)admission; holds no blocks (prefix hits aside)
-  kRunning,      // in the running batch; holds blocks
-  kSwappingOut,  // blocks on their way to the host tier
-  kSwapped,      // blocks on the host tier, waiting to come back
-  kSwappingIn,   // blocks on their way back
+  kWaiting,       // queued for (re)admission; holds no blocks (prefix hits aside)
+  kRunning,       // in the running batch; holds blocks
+  kSwappingOut,   // blocks on their way to the host tier
+  kSwapped,       // blocks on the host tier, waiting to come back
+  kSwappingIn,    // blocks on their way back
   kWaitingForKv,  // admitted with blocks; KV from a connector (lower tier, prefill) on its way
   kSending,       // prefill-only instance: prefill done, blocks held until sent to decode
-  kFree,         // slot not in use
+  kFree,          // slot not in use
 };
 
 // The lower tiers of a KV pool below HBM (host DRAM, SSD, ...) a request can hit in.
@@ -57,17 +57,17 @@ struct SimRequest {
   uint32_t prompt_done = 0;           // prompt tokens computed once or hit (outstanding work)
   uint32_t preemptions = 0;
   RequestPhase phase = RequestPhase::kFree;
-  bool admitted = false;   // scheduled at least once
-  bool remote_kv = false;  // decode-only instance: the prompt's KV is still to come
-  uint8_t pending_loads = 0;                // transfers it waits for (kWaitingForKv)
+  bool admitted = false;      // scheduled at least once
+  bool remote_kv = false;     // decode-only instance: the prompt's KV is still to come
+  uint8_t pending_loads = 0;  // transfers it waits for (kWaitingForKv)
   std::optional<uint32_t> prefill_replica;  // where the prefill ran when not here
   uint32_t peer_slot = 0;                   // the request's slot on prefill_replica
   // Prompt tokens of the first-admission hit that came from each lower tier (the rest of
   // cached_prompt_tokens was in HBM).
   uint32_t lower_hit_tokens[kMaxLowerTiers] = {0, 0, 0, 0};
-  int64_t prefilled_ns = -1;  // disaggregated: when the prefill ended (the transfer could begin)
-  int64_t kv_ready_ns = -1;   // disaggregated: when the decode instance held blocks for the KV
-  int64_t kv_arrived_ns = -1; // disaggregated: when the KV transfer ended
+  int64_t prefilled_ns = -1;   // disaggregated: when the prefill ended (the transfer could begin)
+  int64_t kv_ready_ns = -1;    // disaggregated: when the decode instance held blocks for the KV
+  int64_t kv_arrived_ns = -1;  // disaggregated: when the KV transfer ended
   int64_t arrival_ns = 0;
   int64_t first_scheduled_ns = -1;  // start of the first iteration it was in
   int64_t first_token_ns = -1;      // end of the iteration that sampled output token 1

@@ -21,7 +21,8 @@ std::filesystem::path temporary_name(const std::filesystem::path& path) {
 Status write_file_atomic(const std::filesystem::path& path, std::string_view contents) {
   std::error_code error;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), error);
-  if (error) return Status::io_error("cannot create folder for '" + path.string() + "': " + error.message());
+  if (error)
+    return Status::io_error("cannot create folder for '" + path.string() + "': " + error.message());
   const std::filesystem::path temporary = temporary_name(path);
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "simulator/io/output_file.h"
 #include "simulator/engine/sim_observer.h"
+#include "simulator/io/output_file.h"
 
 namespace kvsim::sim {
 

@@ -26,7 +26,8 @@ namespace kvsim::sim {
 
 class IntervalSampler {
  public:
-  explicit IntervalSampler(int64_t interval_ns) : interval_ns_(interval_ns), next_row_ns_(interval_ns) {
+  explicit IntervalSampler(int64_t interval_ns)
+      : interval_ns_(interval_ns), next_row_ns_(interval_ns) {
     KVSIM_CHECK(interval_ns > 0, "time-series interval must be positive");
   }
 

@@ -18,10 +18,10 @@
 //                           over [0, sim_duration]
 //   concurrency_mean        time-average number of requests in the system (arrived, not done)
 //   swap_bytes              bytes moved over the host link, both directions
-// A cluster adds its own fields (simulator/cluster/cluster_summary.h): prefix_cache_hit_rate_by_tier,
-// kv_transfer_bytes, kv_transfer_time_s, per-replica throughput, per-tier and per-link figures.
-// wall_s (and the rates per wall second) are kept out of summary.json so that the same
-// scenario and seed give byte-identical files; `--json` prints them.
+// A cluster adds its own fields (simulator/cluster/cluster_summary.h):
+// prefix_cache_hit_rate_by_tier, kv_transfer_bytes, kv_transfer_time_s, per-replica throughput,
+// per-tier and per-link figures. wall_s (and the rates per wall second) are kept out of
+// summary.json so that the same scenario and seed give byte-identical files; `--json` prints them.
 #pragma once
 
 #include <cstdint>

@@ -11,8 +11,8 @@
 #include <memory>
 #include <string>
 
-#include "simulator/io/output_file.h"
 #include "simulator/engine/sim_observer.h"
+#include "simulator/io/output_file.h"
 
 namespace kvsim::sim {
 

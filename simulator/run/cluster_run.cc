@@ -4,10 +4,10 @@
 #include <chrono>
 #include <cmath>
 
-#include "simulator/output/chrome_trace_writer.h"
 #include "simulator/cluster/cluster_summary.h"
-#include "simulator/cost/make_cost_model.h"
 #include "simulator/cluster/cluster_writers.h"
+#include "simulator/cost/make_cost_model.h"
+#include "simulator/output/chrome_trace_writer.h"
 #include "simulator/output/requests_csv_writer.h"
 #include "simulator/setup/workload_source.h"
 
@@ -47,8 +47,8 @@ StatusOr<std::vector<std::unique_ptr<SimObserver>>> make_cluster_writers(const S
     writers.push_back(std::move(w));
   }
   if (!dir.empty() && s.output.timeseries) {
-    KVSIM_ASSIGN_OR_RETURN(auto w, ClusterTimeseriesWriter::create(
-                                       dir, timeseries_interval_ns(s.output), cluster));
+    KVSIM_ASSIGN_OR_RETURN(
+        auto w, ClusterTimeseriesWriter::create(dir, timeseries_interval_ns(s.output), cluster));
     ClusterTimeseriesWriter* sampler = w.get();
     cluster->add_instant_callback([sampler](int64_t now_ns) { sampler->on_instant(now_ns); });
     writers.push_back(std::move(w));

@@ -5,7 +5,8 @@
 // Builds one cost model per replica (its device and TP group), the workload, the Cluster
 // (simulator/cluster/cluster.h), the metrics and the files (when an output folder is given):
 //   DIR/summary.json   the common summary over every replica plus the cluster's fields
-//                      (simulator/cluster/cluster_summary.h); kv_usage_peak is the fullest replica's
+//                      (simulator/cluster/cluster_summary.h); kv_usage_peak is the fullest
+//                      replica's
 //   DIR/requests.csv   with the cluster columns replica, prefill_replica, kv_transfer_s
 //   DIR/replicas.csv, DIR/tiers.csv, DIR/transfers.csv   (simulator/cluster/cluster_writers.h)
 //   the Chrome trace   one process per replica

@@ -6,10 +6,10 @@
 #include "core/block_id.h"
 #include "core/config_reader.h"
 #include "core/data_dir.h"
+#include "core/enum_names.h"
 #include "core/names.h"
 #include "core/presets.h"
 #include "core/retention_policy.h"
-#include "core/enum_names.h"
 
 namespace kvsim::sim {
 namespace {

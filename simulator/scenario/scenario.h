@@ -34,9 +34,9 @@
 #include "core/config_node.h"
 #include "core/dtype.h"
 #include "core/status.h"
-#include "simulator/scenario/cluster_scenario.h"
 #include "simulator/cost/roofline_cost_model.h"
 #include "simulator/engine/scheduler_limits.h"
+#include "simulator/scenario/cluster_scenario.h"
 #include "simulator/workload/synthetic_workload.h"
 #include "simulator/workload/trace_reader.h"
 

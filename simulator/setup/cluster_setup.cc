@@ -72,8 +72,7 @@ StatusOr<ClusterSetup> prepare_cluster(const Scenario& s) {
     KVSIM_ASSIGN_OR_RETURN(setup.link, resolve_link(s.disaggregation.link));
   }
   for (const ReplicaGroup& group : replica_groups(s)) {
-    KVSIM_ASSIGN_OR_RETURN(EngineSetup engine,
-                           prepare_engine_setup(replica_scenario(s, group)));
+    KVSIM_ASSIGN_OR_RETURN(EngineSetup engine, prepare_engine_setup(replica_scenario(s, group)));
     for (uint32_t i = 0; i < group.count; ++i) {
       ReplicaSetup replica;
       const auto index = static_cast<uint32_t>(setup.replicas.size());

@@ -59,7 +59,8 @@ bool meets_slo(const FlatMetrics& metrics, const SloSpec& slo, std::string* viol
       return false;
     }
     if (it->second > limit.max) {
-      *violated = limit.metric + " = " + format_number(it->second) + " > " + format_number(limit.max);
+      *violated =
+          limit.metric + " = " + format_number(it->second) + " > " + format_number(limit.max);
       return false;
     }
   }

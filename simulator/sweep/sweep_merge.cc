@@ -58,8 +58,8 @@ StatusOr<MergeResult> merge_sweeps(const std::vector<fs::path>& inputs, const fs
       auto [it, inserted] = found.try_emplace(record.id, record, input);
       if (!inserted) {
         return Status::invalid_argument("point " + record.id + " (" + record.name +
-                                        ") is in both '" + it->second.second.string() +
-                                        "' and '" + input.string() + "'");
+                                        ") is in both '" + it->second.second.string() + "' and '" +
+                                        input.string() + "'");
       }
     }
   }
@@ -74,12 +74,14 @@ StatusOr<MergeResult> merge_sweeps(const std::vector<fs::path>& inputs, const fs
     merged.push_back(it->second.first);
     merged.back().index = point.index;
   }
-  if (!missing.empty()) return Status::invalid_argument("points missing from every folder: " + missing);
+  if (!missing.empty())
+    return Status::invalid_argument("points missing from every folder: " + missing);
   for (const fs::path& input : inputs) KVSIM_RETURN_IF_ERROR(copy_point_folders(input, out_dir));
   manifest.shard_index = 0;
   manifest.shard_count = 1;
   KVSIM_RETURN_IF_ERROR(write_file_atomic(out_dir / "sweep.json", manifest_json(manifest)));
-  KVSIM_RETURN_IF_ERROR(write_file_atomic(out_dir / "summary.csv", summary_csv(manifest.keys, merged)));
+  KVSIM_RETURN_IF_ERROR(
+      write_file_atomic(out_dir / "summary.csv", summary_csv(manifest.keys, merged)));
   MergeResult result;
   result.num_points = merged.size();
   for (const PointRecord& record : merged) result.num_failed += record.ok ? 0 : 1;

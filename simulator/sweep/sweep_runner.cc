@@ -181,20 +181,24 @@ StatusOr<SweepRunResult> run_sweep(const SweepSpec& spec, const std::vector<Swee
   const fs::path points_dir = options.out_dir / "points";
   std::error_code error;
   fs::create_directories(points_dir, error);
-  if (error) return Status::io_error("cannot create '" + points_dir.string() + "': " + error.message());
+  if (error)
+    return Status::io_error("cannot create '" + points_dir.string() + "': " + error.message());
   remove_leftovers(points_dir);
   KVSIM_RETURN_IF_ERROR(write_manifest(spec, points, options));
 
-  const std::vector<SweepPoint> mine = select_shard(points, options.shard_index, options.shard_count);
+  const std::vector<SweepPoint> mine =
+      select_shard(points, options.shard_index, options.shard_count);
   SweepState state(spec, options, mine.size());
-  KVSIM_ASSIGN_OR_RETURN(const std::vector<SweepPoint> to_run, points_to_run(mine, options, &state));
+  KVSIM_ASSIGN_OR_RETURN(const std::vector<SweepPoint> to_run,
+                         points_to_run(mine, options, &state));
   state.report_start();
 
   std::atomic<size_t> next{0};
   const auto work = [&](size_t worker) {
     for (size_t i = next++; i < to_run.size(); i = next++) {
       auto record = run_point(to_run[i], runner, points_dir, worker);
-      Status added = record.is_ok() ? state.add_finished(std::move(record).value()) : record.status();
+      Status added =
+          record.is_ok() ? state.add_finished(std::move(record).value()) : record.status();
       if (!added.is_ok()) state.set_error(added);
     }
   };

@@ -42,12 +42,12 @@ using PointRunner =
     std::function<PointOutcome(const SweepPoint& point, const std::filesystem::path& point_dir)>;
 
 struct SweepProgress {
-  size_t done = 0;     // points finished in this run (ok or failed) plus skipped ones
-  size_t total = 0;    // points of this shard
+  size_t done = 0;   // points finished in this run (ok or failed) plus skipped ones
+  size_t total = 0;  // points of this shard
   size_t failed = 0;
   size_t skipped = 0;  // resumed: results already present
   double elapsed_s = 0;
-  double eta_s = 0;    // estimate from the mean time of the points run so far
+  double eta_s = 0;  // estimate from the mean time of the points run so far
 };
 
 struct SweepRunOptions {
@@ -55,7 +55,7 @@ struct SweepRunOptions {
   size_t jobs = 1;         // worker threads
   size_t shard_index = 0;  // run shard shard_index of shard_count
   size_t shard_count = 1;
-  bool resume = false;     // skip points whose results exist
+  bool resume = false;                                    // skip points whose results exist
   std::function<void(const SweepProgress&)> on_progress;  // called under a lock
 };
 

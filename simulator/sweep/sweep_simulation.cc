@@ -31,8 +31,8 @@ ConfigNode at_rate(const ConfigNode& config, double rate) {
   return probe;
 }
 
-void add_slo_metrics(const SloSearchResult& search, double start_rate,
-                     const SimulationSetup& setup, FlatMetrics* metrics) {
+void add_slo_metrics(const SloSearchResult& search, double start_rate, const SimulationSetup& setup,
+                     FlatMetrics* metrics) {
   (*metrics)["slo.found"] = search.found ? 1 : 0;
   (*metrics)["slo.max_rate_per_s"] = search.load_factor * start_rate;
   (*metrics)["slo.failing_rate_per_s"] = search.failing_factor * start_rate;
@@ -47,7 +47,7 @@ void add_slo_metrics(const SloSearchResult& search, double start_rate,
   const auto per_million = [&](const char* tokens_key) {
     const auto tokens = metrics->find(tokens_key);
     return tokens == metrics->end() || tokens->second <= 0 ? 0.0
-                                                          : dollars_per_s / tokens->second * 1e6;
+                                                           : dollars_per_s / tokens->second * 1e6;
   };
   if (dollars_per_s > 0 && search.found) {
     (*metrics)["slo.cost_per_million_output_tokens_usd"] = per_million("output_tokens_per_s");
@@ -55,8 +55,8 @@ void add_slo_metrics(const SloSearchResult& search, double start_rate,
   }
 }
 
-PointOutcome run_slo_point(const SloSpec& slo, const std::string& base_dir,
-                           const SweepPoint& point, const fs::path& dir) {
+PointOutcome run_slo_point(const SloSpec& slo, const std::string& base_dir, const SweepPoint& point,
+                           const fs::path& dir) {
   PointOutcome outcome;
   auto setup = setup_point(point.config, point.name, base_dir);
   if (!setup.is_ok()) return {setup.status(), {}};
@@ -64,15 +64,16 @@ PointOutcome run_slo_point(const SloSpec& slo, const std::string& base_dir,
   if (!own_rate.is_ok()) return {own_rate.status(), {}};
   const double start_rate = slo.start_rate_per_s > 0 ? slo.start_rate_per_s : *own_rate;
   const LoadRunner run_at = [&](double load) -> StatusOr<FlatMetrics> {
-    KVSIM_ASSIGN_OR_RETURN(SimulationSetup probe,
-                           setup_point(at_rate(point.config, start_rate * load), point.name, base_dir));
+    KVSIM_ASSIGN_OR_RETURN(
+        SimulationSetup probe,
+        setup_point(at_rate(point.config, start_rate * load), point.name, base_dir));
     return simulate(probe, "");
   };
   auto search = search_max_load(run_at, slo);
   if (!search.is_ok()) return {search.status(), {}};
   if (search->found) {  // the files of the answer, in the point's folder
-    auto best = setup_point(at_rate(point.config, start_rate * search->load_factor), point.name,
-                            base_dir);
+    auto best =
+        setup_point(at_rate(point.config, start_rate * search->load_factor), point.name, base_dir);
     if (!best.is_ok()) return {best.status(), {}};
     auto metrics = simulate(*best, dir);
     if (!metrics.is_ok()) return {metrics.status(), {}};

@@ -39,9 +39,8 @@ Status read_zip(const ConfigNode& zip, SweepSpec* spec) {
     for (const auto& [key, values] : lists) {
       if (values.size() != lists.front().second.size()) {
         return error_at(group.find(key)->mark(),
-                        "zip lists vary together and must have equal lengths: '" + key +
-                            "' has " + std::to_string(values.size()) + ", '" +
-                            lists.front().first + "' has " +
+                        "zip lists vary together and must have equal lengths: '" + key + "' has " +
+                            std::to_string(values.size()) + ", '" + lists.front().first + "' has " +
                             std::to_string(lists.front().second.size()));
       }
     }
@@ -178,9 +177,8 @@ StatusOr<SweepSpec> sweep_from_config(const ConfigNode& node, const std::string&
 
 StatusOr<SweepSpec> load_sweep(const std::string& name_or_path) {
   KVSIM_ASSIGN_OR_RETURN(ConfigNode node, load_preset_node(PresetKind::kSweep, name_or_path));
-  const std::string source = looks_like_path(name_or_path)
-                                 ? name_or_path
-                                 : "presets/sweeps/" + name_or_path + ".yaml";
+  const std::string source =
+      looks_like_path(name_or_path) ? name_or_path : "presets/sweeps/" + name_or_path + ".yaml";
   return sweep_from_config(node, source, load_base_from_presets);
 }
 

@@ -41,24 +41,24 @@ struct SweepValue {
 };
 
 struct SweepPoint {
-  size_t index = 0;                 // position in expansion order
-  std::string id;                   // 16 hex digits: hash of kind + resolved configuration
-  std::string name;                 // "device=a100-80g,cache.dtype=fp16"
-  std::vector<SweepValue> values;   // one per grid key and zip key, in column order
-  ConfigNode config;                // the resolved configuration
+  size_t index = 0;                // position in expansion order
+  std::string id;                  // 16 hex digits: hash of kind + resolved configuration
+  std::string name;                // "device=a100-80g,cache.dtype=fp16"
+  std::vector<SweepValue> values;  // one per grid key and zip key, in column order
+  ConfigNode config;               // the resolved configuration
 };
 
 struct SweepSpec {
-  std::string source;               // file the sweep came from (for messages)
+  std::string source;  // file the sweep came from (for messages)
   std::string description;
   SweepKind kind = SweepKind::kSimulate;
-  ConfigNode base;                  // the base configuration tree
-  std::string base_dir;             // folder relative paths in the base resolve against
-  std::vector<std::string> keys;    // grid keys then zip keys: the CSV columns
+  ConfigNode base;                // the base configuration tree
+  std::string base_dir;           // folder relative paths in the base resolve against
+  std::vector<std::string> keys;  // grid keys then zip keys: the CSV columns
   std::vector<std::pair<std::string, std::vector<ConfigNode>>> grid;
   std::vector<std::vector<std::pair<std::string, std::vector<ConfigNode>>>> zip;
-  ConfigNode slo;                   // null when the sweep is not a capacity search
-  std::string output;               // default output folder ("" = none given)
+  ConfigNode slo;      // null when the sweep is not a capacity search
+  std::string output;  // default output folder ("" = none given)
 };
 
 // Reads a sweep from its tree. `load_base` resolves a `base:` given by name or path

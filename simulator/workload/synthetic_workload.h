@@ -9,10 +9,10 @@
 //   constant   gaps = 1 / rate exactly
 // The first request arrives at t = 0; each gap is rounded to whole nanoseconds before it is
 // added, so arrival times are exact integers. Prompt and output lengths are drawn
-// independently (simulator/workload/length_distribution.h). With probability `shared_prefix.probability`
-// a request belongs to one of `shared_prefix.groups` groups, chosen uniformly, and its first
-// min(shared_prefix.tokens, prompt) tokens are the group's (a system prompt).
-// Every random choice has its own seeded stream (simulator/workload/random.h).
+// independently (simulator/workload/length_distribution.h). With probability
+// `shared_prefix.probability` a request belongs to one of `shared_prefix.groups` groups, chosen
+// uniformly, and its first min(shared_prefix.tokens, prompt) tokens are the group's (a system
+// prompt). Every random choice has its own seeded stream (simulator/workload/random.h).
 #pragma once
 
 #include <cstdint>
@@ -20,9 +20,9 @@
 #include <string>
 #include <string_view>
 
+#include "simulator/engine/request.h"
 #include "simulator/workload/length_distribution.h"
 #include "simulator/workload/random.h"
-#include "simulator/engine/request.h"
 
 namespace kvsim::sim {
 

@@ -1,5 +1,5 @@
-// The per-format trace readers behind open_trace_reader (simulator/workload/trace_reader.h). Each takes
-// the opened file; the CSV readers read and check the header first.
+// The per-format trace readers behind open_trace_reader (simulator/workload/trace_reader.h). Each
+// takes the opened file; the CSV readers read and check the header first.
 #pragma once
 
 #include <memory>

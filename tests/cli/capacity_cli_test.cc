@@ -2,6 +2,7 @@
 // exact numbers, and clear messages for bad input.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/run_cli.h"
@@ -9,8 +10,8 @@
 namespace kvsim::testing {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 json run_json(const std::string& args) {
   const CliResult result = run_kvsim(args + " --json");
@@ -83,8 +84,8 @@ TEST(CapacityCliTest, BadInputExitsWithTwoAndAMessage) {
 }
 
 TEST(LayoutCliTest, LocateGivesBothOffsets) {
-  const json out = run_json(
-      "layout --model llama3-8b --device ascend-310p3 --block-size 128 --locate 300,2,5");
+  const json out =
+      run_json("layout --model llama3-8b --device ascend-310p3 --block-size 128 --locate 300,2,5");
   EXPECT_EQ(out["nd_block_shape"], json::array({128, 8, 128}));
   EXPECT_EQ(out["nz_block_shape"], json::array({64, 128, 16}));
   EXPECT_EQ(out["block"], 2);

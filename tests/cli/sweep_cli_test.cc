@@ -11,7 +11,8 @@ using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
 fs::path temp(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("kvsim_sweep_cli_" + name + "_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("kvsim_sweep_cli_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   return dir;
 }
@@ -41,8 +42,8 @@ TEST(SweepCliTest, ShardsMergeIntoTheUnshardedSummaryAndFailuresAreRecorded) {
   std::string dirs;
   for (int i = 0; i < 3; ++i) {
     const fs::path shard = temp("shard" + std::to_string(i));
-    const CliResult part = run_kvsim("sweep devices-vs-dtype --jobs 1 --shard " + std::to_string(i) +
-                                     "/3 --out " + shard.string());
+    const CliResult part = run_kvsim("sweep devices-vs-dtype --jobs 1 --shard " +
+                                     std::to_string(i) + "/3 --out " + shard.string());
     ASSERT_EQ(part.exit_code, 0) << part.err;
     dirs += " " + shard.string();
   }
@@ -55,7 +56,8 @@ TEST(SweepCliTest, ShardsMergeIntoTheUnshardedSummaryAndFailuresAreRecorded) {
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_THAT(resumed.out, HasSubstr("0 points run, 0 failed, 21 resumed"));
   EXPECT_EQ(read_text_file(whole / "summary.csv"), summary);
-  for (const char* name : {"whole", "shard0", "shard1", "shard2", "merged"}) fs::remove_all(temp(name));
+  for (const char* name : {"whole", "shard0", "shard1", "shard2", "merged"})
+    fs::remove_all(temp(name));
 }
 
 TEST(SweepCliTest, BadInputExitsWithTwo) {

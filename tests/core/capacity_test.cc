@@ -35,7 +35,8 @@ CapacityQuery request(DType dtype, uint64_t batch, uint64_t seq_len) {
 }
 
 TEST(CapacityTest, HandModelOf32LayersFitsTheTextbookFigure) {
-  const CapacityResult r = capacity(hand_model(32, 16, 128), nullptr, request(DType::kFp16, 1, 1024));
+  const CapacityResult r =
+      capacity(hand_model(32, 16, 128), nullptr, request(DType::kFp16, 1, 1024));
   EXPECT_EQ(r.kv_bytes_for_request, 268'435'456u);
   EXPECT_EQ(r.kv_bits_per_token / 8, 262'144u);
   EXPECT_FALSE(r.num_blocks.has_value());  // no device, no budget

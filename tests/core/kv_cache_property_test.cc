@@ -139,8 +139,7 @@ class CacheDriver {
     const std::vector<BlockId> before(table.begin(), table.end());
     const uint64_t tokens_before = cache_->num_tokens(id);
     const uint32_t free_before = cache_->num_free_blocks();
-    const std::optional<SlotAllocation> allocation =
-        cache_->allocate_slots(id, num_tokens, hit);
+    const std::optional<SlotAllocation> allocation = cache_->allocate_slots(id, num_tokens, hit);
     mix(allocation.has_value() ? allocation->num_new_blocks + 1 : 0);
     if (allocation.has_value()) {
       for (BlockId block : cache_->block_table(id)) mix(block);

@@ -36,7 +36,8 @@ TEST(KvLayoutTest, OffsetsFollowTheDocumentedFormulas) {
 // Every element lands on a distinct cell inside the block in both layouts, and the NZ cells
 // left over are exactly the padding.
 TEST(KvLayoutTest, OffsetsAreInjectiveAndInBounds) {
-  for (const BlockLayout& l : {layout(16, 2, 16, 16), layout(20, 3, 20, 16), layout(7, 1, 33, 32)}) {
+  for (const BlockLayout& l :
+       {layout(16, 2, 16, 16), layout(20, 3, 20, 16), layout(7, 1, 33, 32)}) {
     std::set<uint64_t> nd;
     std::set<uint64_t> nz;
     for (uint32_t slot = 0; slot < l.block_size; ++slot) {

@@ -69,7 +69,8 @@ class PplViewTest : public QObject {
     auto llama = kernels::load_llama(files.model, files.tokenizer).value();
     const std::string text = kernels::read_text_file(files.text).value();
     const std::vector<int> tokens = kernels::ppl_tokens(*llama.tokenizer, text, 1024);
-    const auto policies = kernels::expand_ppl_policies(small_input().policies, {16, 32, 64}).value();
+    const auto policies =
+        kernels::expand_ppl_policies(small_input().policies, {16, 32, 64}).value();
     const auto report =
         kernels::measure_perplexity(*llama.model, tokens, {0, {}}, policies).value();
     QCOMPARE(study.report.tokens, report.tokens);

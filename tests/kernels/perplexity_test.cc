@@ -5,7 +5,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-
 #include "kernels/kv_policy.h"
 #include "kernels/tokenizer.h"
 #include "tests/kernels/kjv_tiny.h"

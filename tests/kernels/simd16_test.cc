@@ -1,9 +1,9 @@
 // The vector primitives the kernels' bit-for-bit agreement rests on.
+#include "kernels/simd16.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
-
-#include "kernels/simd16.h"
 
 namespace kvsim::kernels {
 namespace {

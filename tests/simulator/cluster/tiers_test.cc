@@ -169,8 +169,7 @@ TEST(Tiers, InfiniteLowerTierGivesTheInfiniteCacheHitRateOfTheMooncakeTrace) {
   EXPECT_EQ(cluster->tiers[0].evicted_blocks, 0u);
   EXPECT_GT(cluster->tiers[0].hit_blocks, 0u);
   EXPECT_DOUBLE_EQ(summary.prefix_cache_hit_rate, expected);
-  EXPECT_NEAR(cluster->hbm_hit_rate + cluster->tiers[0].prefix_cache_hit_rate,
-              expected, 1e-12);
+  EXPECT_NEAR(cluster->hbm_hit_rate + cluster->tiers[0].prefix_cache_hit_rate, expected, 1e-12);
 }
 
 }  // namespace

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "core/presets.h"
-#include "simulator/output/metrics.h"
 #include "simulator/cost/roofline_cost_model.h"
+#include "simulator/output/metrics.h"
 #include "tests/simulator/sim_test_util.h"
 
 namespace kvsim::sim {

@@ -138,8 +138,10 @@ Row decisions(const StepPlan& plan, uint32_t iteration, RequestTable* requests) 
   }
   row.recomputed = plan.recomputed_tokens;
   row.preempted = plan.preempted;
-  for (const SwapTransfer& swap : plan.swapped_out) row.swapped_out.emplace_back(swap.slot, swap.bytes);
-  for (const SwapTransfer& swap : plan.swapped_in) row.swapped_in.emplace_back(swap.slot, swap.bytes);
+  for (const SwapTransfer& swap : plan.swapped_out)
+    row.swapped_out.emplace_back(swap.slot, swap.bytes);
+  for (const SwapTransfer& swap : plan.swapped_in)
+    row.swapped_in.emplace_back(swap.slot, swap.bytes);
   row.dropped = plan.dropped;
   return row;
 }

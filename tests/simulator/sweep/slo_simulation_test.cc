@@ -31,7 +31,9 @@ cost_model: {calibration: calibration.csv}
 
 TEST(SloSimulationTest, MaxRateIsTheInverseOfTheServiceTime) {
   const fs::path dir = fresh_dir("slo_sim");
-  ASSERT_TRUE(write_file_atomic(dir / "calibration.csv", "new_tokens,context_tokens,time_ms\n100,0,100\n").is_ok());
+  ASSERT_TRUE(
+      write_file_atomic(dir / "calibration.csv", "new_tokens,context_tokens,time_ms\n100,0,100\n")
+          .is_ok());
   ASSERT_TRUE(write_file_atomic(dir / "queue.yaml", kScenario).is_ok());
   ASSERT_TRUE(write_file_atomic(dir / "sweep.yaml",
                                 "base: queue.yaml\nslo: {ttft_p99_s: 0.15, precision: 1.005}\n")
@@ -53,7 +55,9 @@ TEST(SloSimulationTest, MaxRateIsTheInverseOfTheServiceTime) {
 
   // 10% more load misses the SLO.
   ConfigNode faster = points->front().config;
-  ASSERT_TRUE(faster.set_path("workload.synthetic.rate", ConfigNode::scalar(std::to_string(max_rate * 1.1))).is_ok());
+  ASSERT_TRUE(
+      faster.set_path("workload.synthetic.rate", ConfigNode::scalar(std::to_string(max_rate * 1.1)))
+          .is_ok());
   SweepPoint probe = points->front();
   probe.config = faster;
   SweepSpec plain = *spec;

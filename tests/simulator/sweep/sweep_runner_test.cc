@@ -186,7 +186,8 @@ TEST(SweepRunnerTest, ShardsMergedEqualTheUnshardedRun) {
   ASSERT_FALSE(twice.is_ok());
   EXPECT_THAT(twice.status().message(), HasSubstr("is in both"));
   for (const fs::path& dir : shards) fs::remove_all(dir);
-  for (const char* name : {"unsharded", "merged", "partial", "twice"}) fs::remove_all(fresh_dir(name));
+  for (const char* name : {"unsharded", "merged", "partial", "twice"})
+    fs::remove_all(fresh_dir(name));
 }
 
 TEST(SweepRunnerTest, BadShardIsAnError) {

@@ -8,8 +8,8 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(SweepSpecTest, GridExpandsToTheCrossProductLastKeyFastest) {
-  const SweepSpec spec = sweep_from_text(
-      "base: {a: 0, b: 0, c: {d: keep}}\ngrid:\n  a: [1, 2, 3]\n  b: [x, y]\n");
+  const SweepSpec spec =
+      sweep_from_text("base: {a: 0, b: 0, c: {d: keep}}\ngrid:\n  a: [1, 2, 3]\n  b: [x, y]\n");
   const std::vector<SweepPoint> points = expand(spec);
   ASSERT_EQ(points.size(), 6u);
   const char* expected[] = {"a=1,b=x", "a=1,b=y", "a=2,b=x", "a=2,b=y", "a=3,b=x", "a=3,b=y"};

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "simulator/workload/random.h"
 #include "simulator/engine/request_hashes.h"
+#include "simulator/workload/random.h"
 #include "simulator/workload/synthetic_workload.h"
 
 namespace kvsim::sim {
