@@ -39,6 +39,10 @@ struct ModelSpec {
 
   uint64_t num_params = 0;         // all parameters (weights held in memory)
   uint64_t num_active_params = 0;  // parameters used per token (== num_params unless MoE)
+  // The output projection (lm_head) shares the input embedding's weights (config.json's
+  // tie_word_embeddings); decides how many vocab x hidden matrices a quantized checkpoint
+  // keeps in 16-bit (core/weight_memory.h). Default false, as in transformers.
+  bool tie_word_embeddings = false;
 
   AttentionKind attention = AttentionKind::kMha;
   uint32_t sliding_window_tokens = 0;  // 0 = none; else the KV cache keeps the last W tokens

@@ -27,6 +27,7 @@ void read_model_shape(ConfigReader& r, ModelSpec& spec) {
   r.required("num_params", &spec.num_params, 1ull, kMaxParams);
   spec.num_active_params = spec.num_params;
   r.optional("num_active_params", &spec.num_active_params, 1ull, kMaxParams);
+  r.optional("tie_word_embeddings", &spec.tie_word_embeddings);
   r.required_with("attention", &spec.attention, [](std::string_view text, AttentionKind* out) {
     KVSIM_ASSIGN_OR_RETURN(*out, parse_attention_kind(text));
     return Status::ok();
