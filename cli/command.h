@@ -32,5 +32,7 @@ void register_sweep_command(CLI::App& app, CommandFn* chosen);
 void register_kernels_command(CLI::App& app, CommandFn* chosen);
 void register_generate_command(CLI::App& app, CommandFn* chosen);
 void register_ppl_command(CLI::App& app, CommandFn* chosen);
+// `kvsim calibrate --from-log FILE` (cli/calibrate_log.cc).
+void register_calibrate_log_command(CLI::App& app, CommandFn* chosen);
 
 }  // namespace kvsim::cli

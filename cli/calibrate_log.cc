@@ -1,0 +1,197 @@
+// kvsim calibrate --from-log FILE: reads a vLLM (0.4 - V1), vllm-ascend or SGLang start-up
+// log, prints kvsim's prediction beside each figure the log states with the difference, and
+// writes a deployment file (-o) with which `kvsim capacity --deployment` and a scenario's
+// `deployment:` reproduce the log's KV cache exactly (core/log_calibration.h). What the log
+// does not say comes from the flags; what neither gives is named in the error (exit 2).
+//
+// This is the --from-log mode of `kvsim calibrate`; fitting cost-model parameters from
+// measurements is another mode of the same subcommand (registered apart, merged by the lead).
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/engine_options.h"
+#include "core/log_calibration.h"
+#include "core/text_format.h"
+#include "simulator/io/atomic_file.h"
+
+namespace kvsim::cli {
+namespace {
+
+struct CalibrateLogOptions {
+  std::string log_path;
+  std::string model;
+  std::string device;
+  std::optional<uint32_t> tp;
+  std::optional<uint32_t> block_size;
+  std::string weight_dtype;
+  std::string kv_dtype;
+  EngineOptions engine;
+  std::string output;  // deployment file; empty: none
+  bool json = false;
+};
+
+StatusOr<std::string> read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::not_found(path + ": cannot open the log");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+StatusOr<CalibrationFlags> make_flags(const CalibrateLogOptions& o) {
+  CalibrationFlags flags;
+  flags.model = o.model;
+  flags.device = o.device;
+  flags.tp = o.tp;
+  flags.block_size = o.block_size;
+  if (!o.weight_dtype.empty()) {
+    KVSIM_ASSIGN_OR_RETURN(flags.weight_dtype, parse_dtype(o.weight_dtype));
+  }
+  if (!o.kv_dtype.empty()) {
+    KVSIM_ASSIGN_OR_RETURN(flags.kv_dtype, parse_dtype(o.kv_dtype));
+  }
+  KVSIM_ASSIGN_OR_RETURN(const EngineQuery engine, resolve_engine_query(o.engine));
+  if (!o.engine.engine.empty()) flags.engine = engine.kind;
+  flags.version = engine.version;
+  flags.memory_utilization = engine.memory_utilization;
+  flags.max_model_len = engine.max_model_len;
+  flags.max_num_batched_tokens = engine.max_num_batched_tokens;
+  flags.max_num_seqs = engine.max_num_seqs;
+  flags.entry_point = engine.entry_point;
+  flags.device_used_bytes = engine.device_used_bytes;
+  return flags;
+}
+
+std::string value_text(double value, const std::string& unit) {
+  if (unit == "GiB") return format_fixed(value, 2) + " GiB";
+  if (unit == "x") return format_fixed(value, 2) + "x";
+  return format_count(static_cast<uint64_t>(std::llround(std::max(0.0, value)))) + " " + unit;
+}
+
+std::string difference_text(const FigureRow& row) {
+  if (!row.predicted) return "-";
+  const double diff = *row.predicted - *row.logged;
+  std::string text = (diff >= 0 ? "+" : "") + (row.unit == "GiB" || row.unit == "x"
+                                                    ? format_fixed(diff, 2)
+                                                    : std::to_string(std::llround(diff)));
+  if (std::fabs(*row.logged) > 1e-12) {
+    const double percent = 100.0 * diff / std::fabs(*row.logged);
+    text += " (" + std::string(percent >= 0 ? "+" : "") + format_fixed(percent, 1) + "%)";
+  }
+  return text;
+}
+
+void print_text(const CalibrateLogOptions& o, const StartupLog& log, const CalibrationSetup& setup,
+                const LogCalibration& c) {
+  const EngineBudget& b = *c.predicted.engine;
+  std::printf("%s: %s %s, model %s, device %s, TP %u\n", o.log_path.c_str(),
+              std::string(engine_kind_name(b.kind)).c_str(), engine_version_name(b.version).c_str(),
+              setup.model.name.c_str(), setup.device.name.c_str(), setup.capacity.tp);
+  for (const std::string& note : setup.assumed) std::printf("  assumed: %s\n", note.c_str());
+  for (const std::string& note : log.notes) std::printf("  log: %s\n", note.c_str());
+  std::printf("\n%-28s %18s %18s %22s %6s\n", "figure", "logged", "kvsim (no log)", "difference",
+              "line");
+  for (const FigureRow& row : c.rows) {
+    std::printf("%-28s %18s %18s %22s %6d\n", row.name.c_str(), value_text(*row.logged, row.unit).c_str(),
+                row.predicted ? value_text(*row.predicted, row.unit).c_str() : "-",
+                difference_text(row).c_str(), row.line);
+  }
+  const CapacityPlan& cal = c.calibrated;
+  std::printf("\ncalibrated: set-aside %s (requested %s - KV budget %s) -> %s blocks x %u = %s tokens"
+              " (the log's %s%s)\n",
+              format_bytes(c.set_aside_bytes).c_str(), format_bytes(cal.engine->requested_bytes).c_str(),
+              format_bytes(*cal.capacity.kv_budget_bytes).c_str(),
+              format_count(*cal.capacity.num_blocks).c_str(), cal.capacity.block_size,
+              format_count(cal.reported ? cal.reported->kv_tokens : 0).c_str(), c.target_source.c_str(),
+              c.exact ? ", exactly" : "");
+  for (const std::string& note : c.notes) std::printf("  note: %s\n", note.c_str());
+}
+
+nlohmann::json to_json(const CalibrateLogOptions& o, const StartupLog& log,
+                       const CalibrationSetup& setup, const LogCalibration& c) {
+  nlohmann::json out;
+  const EngineBudget& b = *c.predicted.engine;
+  out["log"] = o.log_path;
+  out["engine"] = engine_kind_name(b.kind);
+  out["version"] = engine_version_name(b.version);
+  out["model"] = setup.model.name;
+  out["device"] = setup.device.name;
+  out["tp"] = setup.capacity.tp;
+  out["assumed"] = setup.assumed;
+  out["log_notes"] = log.notes;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const FigureRow& row : c.rows) {
+    nlohmann::json r = {{"name", row.name}, {"unit", row.unit}, {"logged", *row.logged}, {"line", row.line}};
+    r["predicted"] = row.predicted ? nlohmann::json(*row.predicted) : nlohmann::json(nullptr);
+    rows.push_back(r);
+  }
+  out["figures"] = rows;
+  const CapacityPlan& cal = c.calibrated;
+  out["calibrated"] = {{"set_aside_bytes", c.set_aside_bytes},
+                       {"kv_budget_bytes", *cal.capacity.kv_budget_bytes},
+                       {"num_blocks", *cal.capacity.num_blocks},
+                       {"block_size", cal.capacity.block_size},
+                       {"kv_tokens", cal.reported ? cal.reported->kv_tokens : 0},
+                       {"exact", c.exact},
+                       {"pool_from", c.target_source}};
+  out["deployment"] = o.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.output);
+  return out;
+}
+
+int run_calibrate_from_log(const CalibrateLogOptions& o) {
+  auto text = read_text(o.log_path);
+  if (!text.is_ok()) return report_error(text.status());
+  auto log = parse_startup_log(*text, o.log_path);
+  if (!log.is_ok()) return report_error(log.status());
+  auto flags = make_flags(o);
+  if (!flags.is_ok()) return report_error(flags.status());
+  auto setup = resolve_calibration_setup(*log, *flags);
+  if (!setup.is_ok()) return report_error(setup.status().with_context(o.log_path));
+  auto calibration = calibrate_from_log(*log, *setup);
+  if (!calibration.is_ok()) return report_error(calibration.status().with_context(o.log_path));
+  if (!o.output.empty()) {
+    const Deployment d = calibrated_deployment(*log, *setup, *calibration,
+                                               "kvsim calibrate --from-log " + o.log_path);
+    const Status written = sim::write_file_atomic(o.output, deployment_yaml(d));
+    if (!written.is_ok()) return report_error(written);
+  }
+  if (o.json) {
+    std::printf("%s\n", to_json(o, *log, *setup, *calibration).dump(2).c_str());
+  } else {
+    print_text(o, *log, *setup, *calibration);
+    if (!o.output.empty()) std::printf("wrote %s\n", o.output.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_calibrate_log_command(CLI::App& app, CommandFn* chosen) {
+  auto o = std::make_shared<CalibrateLogOptions>();
+  o->engine.engine.clear();  // the log names the engine; --engine only fills a gap
+  CLI::App* command = app.add_subcommand(
+      "calibrate", "--from-log FILE: kvsim's KV budget beside an engine's start-up log, and a "
+                   "deployment file that reproduces it");
+  command->add_option("--from-log", o->log_path, "vLLM, vllm-ascend or SGLang start-up log")
+      ->required();
+  command->add_option("--model", o->model, "model preset or YAML file (when the log's is none)");
+  command->add_option("--device", o->device, "device preset or YAML file");
+  command->add_option("--tp", o->tp, "tensor-parallel devices (when the log does not say)")
+      ->check(CLI::Range(1u, 4096u));
+  command->add_option("--block-size", o->block_size, "tokens per block (default: the engine's)")
+      ->check(CLI::Range(1u, 1u << 20));
+  command->add_option("--weight-dtype", o->weight_dtype, "weight dtype (default: from the log)");
+  command->add_option("--dtype", o->kv_dtype, "KV dtype (default: the model dtype the log names)");
+  add_engine_options(command, &o->engine);
+  command->add_option("-o,--output", o->output, "write the deployment file here");
+  command->add_flag("--json", o->json, "print JSON");
+  command->callback([o, chosen] { *chosen = [o] { return run_calibrate_from_log(*o); }; });
+}
+
+}  // namespace kvsim::cli
