@@ -372,16 +372,8 @@ void Cluster::start_kv_transfer(uint32_t decode, uint32_t slot, uint32_t num_blo
   ++link.transfers;
   link.bytes += bytes;
   link.busy_ns += end - start;
-  TransferRecord record;
-  record.request_id = request.id;
-  record.to_host = false;
-  record.kind = TransferKind::kKv;
-  record.ready_ns = now;
-  record.start_ns = start;
-  record.end_ns = end;
-  record.bytes = bytes;
-  record.from_replica = static_cast<int32_t>(prefill);
-  record.to_replica = static_cast<int32_t>(decode);
+  const TransferRecord record =
+      TransferRecord::of(TransferKind::kKv, request.id, now, start, end, bytes, prefill, decode);
   for (SimObserver* observer : observers_) observer->on_transfer(record);
 }
 

@@ -104,16 +104,10 @@ void ReplicaTiers::start(uint32_t slot, SimRequest& request, const ExternalKv& k
   for (size_t t = 0; t < tiers_.size(); ++t) {
     if (kv.blocks_per_tier[t] == 0) continue;
     const auto [start_ns, end_ns] = load(t, kv.blocks_per_tier[t], now);
-    TransferRecord record;
-    record.request_id = request.id;
-    record.to_host = false;
-    record.kind = TransferKind::kTierLoad;
-    record.ready_ns = now;
-    record.start_ns = start_ns;
-    record.end_ns = end_ns;
-    record.bytes = uint64_t{kv.blocks_per_tier[t]} * bytes_per_block_;
+    TransferRecord record =
+        TransferRecord::of(TransferKind::kTierLoad, request.id, now, start_ns, end_ns,
+                           uint64_t{kv.blocks_per_tier[t]} * bytes_per_block_, replica_, replica_);
     record.tier = static_cast<int32_t>(t);
-    record.from_replica = record.to_replica = static_cast<int32_t>(replica_);
     transfers.wait_for(slot, record);
   }
 }

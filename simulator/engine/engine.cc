@@ -266,9 +266,10 @@ int64_t Engine::start_transfers() {
     link_free = start + ns;
     events_->push(link_free, EventKind::kSwapEnd, swap.slot, config_.replica);
     (to_host ? stats_.swap_out_bytes : stats_.swap_in_bytes) += swap.bytes;
-    TransferRecord record{requests_.at(swap.slot).id, to_host, start, link_free, swap.bytes};
-    record.ready_ns = now;
-    record.from_replica = record.to_replica = static_cast<int32_t>(config_.replica);
+    TransferRecord record =
+        TransferRecord::of(TransferKind::kSwap, requests_.at(swap.slot).id, now, start, link_free,
+                           swap.bytes, config_.replica, config_.replica);
+    record.to_host = to_host;
     for (SimObserver* observer : observers_) observer->on_transfer(record);
     return link_free;
   };

@@ -78,6 +78,24 @@ struct TransferRecord {
   int32_t tier = -1;          // kTierLoad: lower tier index (0 = the first below HBM)
   int32_t from_replica = -1;  // kKv: sender and receiver; kTierLoad: the loading replica
   int32_t to_replica = -1;
+
+  // A transfer of `kind` that could start at ready_ns and ran [start_ns, end_ns), from one
+  // replica to another (the same one for swaps and tier loads).
+  static TransferRecord of(TransferKind kind, uint64_t request_id, int64_t ready_ns,
+                           int64_t start_ns, int64_t end_ns, uint64_t bytes, uint32_t from,
+                           uint32_t to) {
+    TransferRecord r;
+    r.request_id = request_id;
+    r.to_host = false;
+    r.kind = kind;
+    r.ready_ns = ready_ns;
+    r.start_ns = start_ns;
+    r.end_ns = end_ns;
+    r.bytes = bytes;
+    r.from_replica = static_cast<int32_t>(from);
+    r.to_replica = static_cast<int32_t>(to);
+    return r;
+  }
 };
 
 class SimObserver {
