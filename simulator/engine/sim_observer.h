@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/status.h"
@@ -46,18 +47,19 @@ enum class DropReason : uint8_t {
 struct RequestRecord {
   uint64_t id = 0;
   int64_t arrival_ns = 0;
-  int64_t first_scheduled_ns = -1;
-  int64_t first_token_ns = -1;
-  int64_t finish_ns = -1;
+  // Set for every finished request; a dropped one has what it reached.
+  std::optional<int64_t> first_scheduled_ns;
+  std::optional<int64_t> first_token_ns;
+  std::optional<int64_t> finish_ns;
   uint32_t prompt_tokens = 0;
   uint32_t output_tokens = 0;
   uint32_t cached_prompt_tokens = 0;
   uint32_t preemptions = 0;
   // In a cluster (simulator/cluster/cluster.h); a lone engine leaves the defaults.
-  int32_t replica = -1;          // the instance it finished (or was dropped) on
-  int32_t prefill_replica = -1;  // the instance its prefill ran on
-  int64_t prefilled_ns = -1;     // disaggregated: prefill end; the KV arrived at kv_arrived_ns
-  int64_t kv_arrived_ns = -1;
+  int32_t replica = -1;                  // the instance it finished (or was dropped) on
+  int32_t prefill_replica = -1;          // the instance its prefill ran on
+  std::optional<int64_t> prefilled_ns;   // disaggregated: prefill end; the KV arrived at
+  std::optional<int64_t> kv_arrived_ns;  // kv_arrived_ns
   uint32_t lower_hit_tokens[kMaxLowerTiers] = {0, 0, 0, 0};  // of cached_prompt_tokens
 };
 

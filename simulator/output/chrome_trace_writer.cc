@@ -113,9 +113,9 @@ void ChromeTraceWriter::on_request_finished(const RequestRecord& r) {
   file_->write(",\"cached_prompt_tokens\":");
   file_->write_uint(r.cached_prompt_tokens);
   file_->write("}}");
-  async_event("first token", 'n', r.id, r.first_token_ns);
+  async_event("first token", 'n', r.id, *r.first_token_ns);
   file_->write("}");
-  async_event("request", 'e', r.id, r.finish_ns);
+  async_event("request", 'e', r.id, *r.finish_ns);
   file_->write("}");
 }
 

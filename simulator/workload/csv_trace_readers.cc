@@ -28,7 +28,7 @@ class CsvTraceReader : public TraceReader {
                        std::to_string(fields_.size()));
     }
     row->hash_ids.clear();
-    row->prefix_group = -1;
+    row->prefix_group.reset();
     row->prefix_tokens = 0;
     row->failed = false;
     const Status parsed = parse_fields(row);
@@ -151,7 +151,7 @@ class PlainCsvReader final : public CsvTraceReader {
       uint64_t value = 0;
       KVSIM_RETURN_IF_ERROR(parse_count_field(group, "prefix_group", &value));
       if (value > kMaxGroup) return Status::parse_error("column 'prefix_group': too large");
-      row->prefix_group = static_cast<int64_t>(value);
+      row->prefix_group = value;
     }
     const std::string_view tokens = optional_field(prefix_tokens_);
     if (!tokens.empty()) {

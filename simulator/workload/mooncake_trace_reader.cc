@@ -170,7 +170,7 @@ class MooncakeReader final : public TraceReader {
     row->timestamp_ns = std::llround(*f.timestamp_ms * 1e6);
     row->prompt_tokens = static_cast<uint64_t>(*f.input);
     row->output_tokens = static_cast<uint64_t>(*f.output);
-    row->prefix_group = -1;
+    row->prefix_group.reset();
     row->prefix_tokens = 0;
     row->failed = false;
     const uint64_t max_ids =

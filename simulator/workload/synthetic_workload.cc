@@ -123,11 +123,11 @@ StatusOr<bool> SyntheticSource::next(RequestSpec* out) {
   }
   out->hash_ids.clear();
   out->hash_block_tokens = 0;
-  out->prefix_group = -1;
+  out->prefix_group.reset();
   out->prefix_tokens = 0;
   const SharedPrefixConfig& prefix = config_.shared_prefix;
   if (prefix.probability > 0 && prefix_rng_.uniform01() < prefix.probability) {
-    out->prefix_group = static_cast<int64_t>(prefix_rng_.uniform_int(0, prefix.groups - 1));
+    out->prefix_group = static_cast<uint64_t>(prefix_rng_.uniform_int(0, prefix.groups - 1));
     out->prefix_tokens = std::min(prefix.tokens, out->prompt_tokens);
   }
   return true;

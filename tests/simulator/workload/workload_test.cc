@@ -109,9 +109,9 @@ TEST(Synthetic, SharedPrefixGroupsAndEmpiricalLengths) {
   int grouped = 0;
   for (const RequestSpec& r : requests) {
     ASSERT_EQ(r.prompt_tokens, r.output_tokens * 100u);  // drawn from the same row
-    if (r.prefix_group >= 0) {
+    if (r.prefix_group) {
       ++grouped;
-      EXPECT_LT(r.prefix_group, 4);
+      EXPECT_LT(*r.prefix_group, 4u);
       EXPECT_EQ(r.prefix_tokens, 100u == r.prompt_tokens ? 100u : 128u);
     }
   }
