@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "core/checked_math.h"
 #include "kernels/attention_reference.h"
 #include "kernels/decode_contiguous.h"
 #include "kernels/decode_nz.h"
@@ -56,7 +57,7 @@ struct HugePageAllocator {
   HugePageAllocator(const HugePageAllocator<U>&) {}  // NOLINT: allocator rebind
   T* allocate(size_t n) {
     constexpr size_t kHugePage = size_t{2} << 20;
-    const size_t bytes = (n * sizeof(T) + kHugePage - 1) / kHugePage * kHugePage;
+    const size_t bytes = ceil_div(n * sizeof(T), kHugePage) * kHugePage;
     void* p = std::aligned_alloc(kHugePage, bytes);
     if (p == nullptr) throw std::bad_alloc();
     ::madvise(p, bytes, MADV_HUGEPAGE);

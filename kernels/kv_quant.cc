@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/check.h"
+#include "core/checked_math.h"
 
 namespace kvsim::kernels {
 namespace {
@@ -123,8 +124,8 @@ Int4KiviCache::Int4KiviCache(const BlockLayout& block_layout, uint32_t blocks,
     : layout(block_layout),
       num_blocks(blocks),
       config(kivi),
-      packed_dim((block_layout.head_dim + 1) / 2),
-      value_groups((block_layout.head_dim + kivi.group - 1) / kivi.group) {
+      packed_dim(ceil_div(block_layout.head_dim, 2u)),
+      value_groups(ceil_div(block_layout.head_dim, kivi.group)) {
   KVSIM_CHECK(validate_kivi(kivi, block_layout.block_size).is_ok(), "Int4KiviCache: bad config");
   const size_t slots = size_t{blocks} * block_layout.block_size;
   k_codes.assign(slots * block_layout.kv_heads * packed_dim, 0);

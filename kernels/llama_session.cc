@@ -3,6 +3,8 @@
 #include <limits>
 #include <numeric>
 
+#include "core/checked_math.h"
+
 namespace kvsim::kernels {
 
 StatusOr<LlamaSession> LlamaSession::create(const LlamaModel& model,
@@ -25,7 +27,7 @@ StatusOr<LlamaSession> LlamaSession::create(const LlamaModel& model,
   const uint32_t block_size = options.store.block_size;
   if (block_size == 0) return Status::invalid_argument("KV block size must be > 0");
   KvCacheConfig cache;
-  cache.num_blocks = (max_tokens + block_size - 1) / block_size * options.max_sequences;
+  cache.num_blocks = ceil_div(max_tokens, block_size) * options.max_sequences;
   cache.block_size = block_size;
   cache.eviction = "none";  // no prefix reuse between the sequences of a session
   cache.expected_requests = options.max_sequences;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/capacity.h"
+#include "core/checked_math.h"
 #include "kernels/llama_session.h"
 #include "kernels/tokenizer.h"
 
@@ -46,7 +47,7 @@ SessionOptions session_options(const KvPolicy& policy, const PerplexityOptions& 
   s.store.kivi = policy.kivi;
   if (policy.quant == KvQuant::kInt4Kivi) {  // key groups must not straddle blocks
     const uint32_t g = policy.kivi.group;
-    s.store.block_size = (std::max(s.store.block_size, g) + g - 1) / g * g;
+    s.store.block_size = ceil_div(std::max(s.store.block_size, g), g) * g;
   }
   s.retention = policy.retention;
   s.max_tokens = ctx;
@@ -68,7 +69,7 @@ uint64_t kv_bytes(const LlamaModel& model, const KvPolicy& policy, const KvStore
     bits = kv_bits_per_token(shape, {DType::kInt4, policy.kivi.group}) * quantized +
            kv_bits_per_token(shape, {DType::kFp32, 0}) * (tokens - quantized);
   }
-  return (bits + 7) / 8;
+  return ceil_div(bits, 8u);
 }
 
 // Decodes a batch of windows (inputs[w], the first ones longest: only the text's last window
@@ -147,14 +148,14 @@ StatusOr<PerplexityReport> measure_perplexity(const LlamaModel& model, std::span
   for (const KvPolicy& p : all) {
     auto session = LlamaSession::create(
         model,
-        session_options(p, options, ctx, static_cast<uint32_t>((tokens.size() + ctx - 1) / ctx)));
+        session_options(p, options, ctx, static_cast<uint32_t>(ceil_div(tokens.size(), ctx))));
     if (!session.is_ok()) return session.status().with_context("KV policy " + p.name);
     runs.push_back({p, std::move(session).value()});
   }
   const uint32_t vocab = model.config().vocab_size;
-  const size_t window_count = (tokens.size() + ctx - 1) / ctx;
+  const size_t window_count = ceil_div(tokens.size(), ctx);
   WindowLogProbs full_logp, logp;
-  const size_t steps = (window_count + kMaxBatch - 1) / kMaxBatch * runs.size();  // progress
+  const size_t steps = ceil_div(window_count, kMaxBatch) * runs.size();  // progress
   size_t steps_done = 0;
   for (size_t first = 0; first < window_count; first += kMaxBatch) {
     const size_t last = std::min(window_count, first + kMaxBatch);

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "core/checked_math.h"
 #include "simulator/workload/trace_reader_formats.h"
 
 namespace kvsim::sim {
@@ -173,8 +174,7 @@ class MooncakeReader final : public TraceReader {
     row->prefix_group = -1;
     row->prefix_tokens = 0;
     row->failed = false;
-    const uint64_t max_ids =
-        (row->prompt_tokens + kMooncakeHashBlockTokens - 1) / kMooncakeHashBlockTokens;
+    const uint64_t max_ids = ceil_div(row->prompt_tokens, kMooncakeHashBlockTokens);
     if (row->hash_ids.size() > max_ids) {
       return row_error(std::to_string(row->hash_ids.size()) + " hash_ids for " +
                        std::to_string(row->prompt_tokens) + " input tokens; expected at most " +
