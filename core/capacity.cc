@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/checked_math.h"
+#include "core/units.h"
 
 namespace kvsim {
 namespace {
@@ -41,7 +42,7 @@ Status fill_model_terms(const ModelSpec& model, const CapacityQuery& query, Capa
   const auto tokens = checked_mul(query.batch, out->tokens_kept_per_seq);
   const auto bits = tokens ? checked_mul(*tokens, out->kv_bits_per_token) : std::nullopt;
   if (!bits) return overflow_error("kv_bytes_for_request");
-  out->kv_bytes_for_request = ceil_div(*bits, 8u);
+  out->kv_bytes_for_request = ceil_div(*bits, kBitsPerByte);
   out->kv_bytes_per_block_nd =
       kv_bytes_per_block_nd(out->shape_per_device, query.kv, out->block_size);
   out->kv_bytes_per_block = out->nz ? kv_bytes_per_block_nz(out->shape_per_device, query.kv,
@@ -125,7 +126,7 @@ uint64_t kv_bytes_per_block_nd(const KvShape& shape, const KvStorage& storage,
   // One layer's K (or V) block is its own allocation: round each up to whole bytes.
   const uint64_t tensor_bits =
       uint64_t{block_size} * shape.heads * vector_bits(shape.vector_elements, storage);
-  return uint64_t{shape.num_layers} * shape.num_tensors * ceil_div(tensor_bits, 8u);
+  return uint64_t{shape.num_layers} * shape.num_tensors * ceil_div(tensor_bits, kBitsPerByte);
 }
 
 BlockLayout block_layout(const KvShape& shape, uint32_t block_size, uint32_t nz_width) {
@@ -143,7 +144,8 @@ uint64_t kv_bytes_per_block_nz(const KvShape& shape, const KvStorage& storage, u
   const uint64_t data_bits = layout.nz_elements() * dtype_bits(storage.dtype);
   const uint64_t scale_bits =
       uint64_t{block_size} * shape.heads * scale_bits_per_vector(shape, storage);
-  return uint64_t{shape.num_layers} * shape.num_tensors * ceil_div(data_bits + scale_bits, 8u);
+  return uint64_t{shape.num_layers} * shape.num_tensors *
+         ceil_div(data_bits + scale_bits, kBitsPerByte);
 }
 
 StatusOr<CapacityResult> compute_capacity(const ModelSpec& model, const DeviceSpec* device,

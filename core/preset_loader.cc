@@ -1,6 +1,7 @@
 #include "core/preset_loader.h"
 
 #include "core/config_reader.h"
+#include "core/units.h"
 
 namespace kvsim {
 namespace {
@@ -89,7 +90,7 @@ void read_memory(ConfigReader& r, DeviceSpec& spec) {
         "memory_gb (vendor GB, 10^9 bytes)");
   }
   spec.memory_bytes =
-      gib > 0 ? static_cast<uint64_t>(gib * 1073741824.0) : static_cast<uint64_t>(gb * 1e9);
+      gib > 0 ? static_cast<uint64_t>(gib * kBytesPerGiB) : static_cast<uint64_t>(gb * kGB);
 }
 
 }  // namespace

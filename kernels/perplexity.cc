@@ -5,6 +5,7 @@
 
 #include "core/capacity.h"
 #include "core/checked_math.h"
+#include "core/units.h"
 #include "kernels/llama_session.h"
 #include "kernels/tokenizer.h"
 
@@ -69,7 +70,7 @@ uint64_t kv_bytes(const LlamaModel& model, const KvPolicy& policy, const KvStore
     bits = kv_bits_per_token(shape, {DType::kInt4, policy.kivi.group}) * quantized +
            kv_bits_per_token(shape, {DType::kFp32, 0}) * (tokens - quantized);
   }
-  return ceil_div(bits, 8u);
+  return ceil_div(bits, kBitsPerByte);
 }
 
 // Decodes a batch of windows (inputs[w], the first ones longest: only the text's last window

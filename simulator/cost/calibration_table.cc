@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/check.h"
+#include "core/units.h"
 #include "simulator/io/csv_row.h"
 #include "simulator/io/line_reader.h"
 
@@ -94,7 +95,7 @@ StatusOr<std::unique_ptr<CalibratedCostModel>> CalibratedCostModel::load(const s
         return Status::parse_error(path + ": the rows must form a full grid; missing new_tokens=" +
                                    std::to_string(n) + ", context_tokens=" + std::to_string(c));
       }
-      times_s.push_back(found->second / 1e3);
+      times_s.push_back(found->second / kMsPerS);
     }
   }
   return std::make_unique<CalibratedCostModel>("calibration:" + path, std::move(new_axis),

@@ -7,10 +7,12 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/units.h"
+
 namespace kvsim::sim {
 namespace {
 
-constexpr size_t kBufferBytes = 1 << 20;
+constexpr size_t kBufferBytes = kMiB;
 
 }  // namespace
 

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "core/units.h"
+
 namespace kvsim::sim {
 namespace {
 
@@ -111,7 +113,7 @@ StatusOr<int64_t> parse_timestamp_ns(std::string_view text) {
   const int64_t days =
       days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   const int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_s;
-  return seconds * 1'000'000'000 + fraction_ns;
+  return seconds * kNsPerS + fraction_ns;
 }
 
 }  // namespace kvsim::sim

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/units.h"
+
 namespace kvsim::sim {
 namespace {
 
@@ -70,7 +72,7 @@ void ChromeTraceWriter::begin_event(std::string_view name, char phase, int pid, 
   f.write(",\"tid\":");
   f.write_int(tid);
   f.write(",\"ts\":");
-  f.write_double(static_cast<double>(ts_ns) / 1e3);
+  f.write_double(static_cast<double>(ts_ns) / kNsPerUs);
 }
 
 void ChromeTraceWriter::async_event(std::string_view name, char phase, uint64_t id, int64_t ts_ns) {
@@ -84,7 +86,7 @@ void ChromeTraceWriter::on_iteration(const IterationRecord& it, const EngineSnap
   const int pid = engine_pid(static_cast<int32_t>(it.replica));
   begin_event("iteration", 'X', pid, kIterationTid, it.start_ns);
   f.write(",\"dur\":");
-  f.write_double(static_cast<double>(it.end_ns - it.start_ns) / 1e3);
+  f.write_double(static_cast<double>(it.end_ns - it.start_ns) / kNsPerUs);
   f.write(",\"args\":{\"index\":");
   f.write_uint(it.index);
   f.write(",\"seqs\":");
@@ -137,7 +139,7 @@ void ChromeTraceWriter::on_transfer(const TransferRecord& t) {
     begin_event("kv transfer", 'X', pid, kKvInTid, t.start_ns);
   }
   file_->write(",\"dur\":");
-  file_->write_double(static_cast<double>(t.end_ns - t.start_ns) / 1e3);
+  file_->write_double(static_cast<double>(t.end_ns - t.start_ns) / kNsPerUs);
   file_->write(",\"args\":{\"request\":");
   file_->write_uint(t.request_id);
   file_->write(",\"bytes\":");

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/units.h"
 #include "simulator/io/csv_row.h"
 #include "simulator/io/timestamp.h"
 #include "simulator/workload/trace_reader_formats.h"
@@ -113,7 +114,7 @@ class BurstGptReader final : public CsvTraceReader {
     KVSIM_RETURN_IF_ERROR(parse_number_field(field(time_), "Timestamp", &seconds));
     if (std::fabs(seconds) > kMaxSeconds)
       return Status::parse_error("column 'Timestamp': out of range");
-    row->timestamp_ns = std::llround(seconds * 1e9);
+    row->timestamp_ns = std::llround(seconds * kNsPerS);
     KVSIM_RETURN_IF_ERROR(token_count(response_, "Response tokens", 0, &row->output_tokens));
     row->failed = row->output_tokens == 0;
     // A failed request may have logged no prompt either; it is skipped, so do not reject it.
@@ -143,7 +144,7 @@ class PlainCsvReader final : public CsvTraceReader {
     if (seconds < 0 || seconds > kMaxSeconds) {
       return Status::parse_error("column 'arrival_s': must be in [0, 9e9] seconds");
     }
-    row->timestamp_ns = std::llround(seconds * 1e9);
+    row->timestamp_ns = std::llround(seconds * kNsPerS);
     KVSIM_RETURN_IF_ERROR(token_count(prompt_, "prompt_tokens", 1, &row->prompt_tokens));
     KVSIM_RETURN_IF_ERROR(token_count(output_, "output_tokens", 1, &row->output_tokens));
     const std::string_view group = optional_field(group_);

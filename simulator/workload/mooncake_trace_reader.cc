@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/checked_math.h"
+#include "core/units.h"
 #include "simulator/workload/trace_reader_formats.h"
 
 namespace kvsim::sim {
@@ -168,7 +169,7 @@ class MooncakeReader final : public TraceReader {
     if (*f.input != std::floor(*f.input) || *f.output != std::floor(*f.output)) {
       return row_error("input_length and output_length must be whole numbers");
     }
-    row->timestamp_ns = std::llround(*f.timestamp_ms * 1e6);
+    row->timestamp_ns = std::llround(*f.timestamp_ms * kNsPerMs);
     row->prompt_tokens = static_cast<uint64_t>(*f.input);
     row->output_tokens = static_cast<uint64_t>(*f.output);
     row->prefix_group = -1;
