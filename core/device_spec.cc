@@ -1,10 +1,6 @@
 #include "core/device_spec.h"
 
 #include <algorithm>
-#include <array>
-#include <vector>
-
-#include "core/names.h"
 
 namespace kvsim {
 namespace {
@@ -15,12 +11,10 @@ Status field_error(const DeviceSpec& device, const std::string& message) {
 
 }  // namespace
 
-std::string_view kv_layout_name(KvLayout layout) { return layout == KvLayout::kNd ? "nd" : "nz"; }
+std::string_view kv_layout_name(KvLayout layout) { return kKvLayoutNames.name(layout); }
 
 StatusOr<KvLayout> parse_kv_layout(std::string_view name) {
-  if (name == "nd") return KvLayout::kNd;
-  if (name == "nz") return KvLayout::kNz;
-  return Status::invalid_argument(unknown_name_message("kv_layout", name, {"nd", "nz"}));
+  return kKvLayoutNames.parse(name, "kv_layout");
 }
 
 bool supports_kv_dtype(const DeviceSpec& device, DType dtype) {

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "core/config_reader.h"
-#include "core/names.h"
+#include "core/enum_names.h"
 #include "core/presets.h"
 #include "core/yaml_io.h"
 
@@ -13,10 +13,13 @@ namespace {
 
 using KeyLists = std::vector<std::pair<std::string, std::vector<ConfigNode>>>;
 
+constexpr EnumNames<SweepKind, 2> kKindNames{{{
+    {SweepKind::kSimulate, "simulate"},
+    {SweepKind::kPpl, "ppl"},
+}}};
+
 StatusOr<SweepKind> parse_kind(std::string_view text) {
-  if (text == "simulate") return SweepKind::kSimulate;
-  if (text == "ppl") return SweepKind::kPpl;
-  return Status::invalid_argument(unknown_name_message("sweep kind", text, {"simulate", "ppl"}));
+  return kKindNames.parse(text, "sweep kind");
 }
 
 // A map of dotted keys to non-empty lists, in file order.
@@ -107,9 +110,7 @@ void append_flow(const ConfigNode& node, std::string* out) {
 
 }  // namespace
 
-std::string_view sweep_kind_name(SweepKind kind) {
-  return kind == SweepKind::kSimulate ? "simulate" : "ppl";
-}
+std::string_view sweep_kind_name(SweepKind kind) { return kKindNames.name(kind); }
 
 std::string value_text(const ConfigNode& value) {
   std::string out;
@@ -134,10 +135,7 @@ StatusOr<SweepSpec> sweep_from_config(const ConfigNode& node, const std::string&
   spec.source = source;
   ConfigReader r(node, "sweep");
   r.optional("description", &spec.description);
-  r.optional_with("kind", &spec.kind, [](std::string_view text, SweepKind* out) {
-    KVSIM_ASSIGN_OR_RETURN(*out, parse_kind(text));
-    return Status::ok();
-  });
+  r.optional_with("kind", &spec.kind, parse_into<parse_kind>);
   r.optional("output", &spec.output);
   const ConfigNode* base = r.child("base");
   const ConfigNode* set = r.child("set");
