@@ -1,5 +1,7 @@
 #include "core/capacity.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -158,16 +160,16 @@ StatusOr<CapacityResult> compute_capacity(const ModelSpec& model, const DeviceSp
   }
   if (model.attention != AttentionKind::kMla && model.num_kv_heads % query.tp != 0 &&
       query.tp % model.num_kv_heads != 0) {
-    return Status::invalid_argument("--tp " + std::to_string(query.tp) + " must divide the " +
-                                    std::to_string(model.num_kv_heads) + " KV heads of '" +
-                                    model.name + "' or be a multiple of them");
+    return Status::invalid_argument(
+        fmt::format("--tp {} must divide the {} KV heads of '{}' or be a multiple of them",
+                    query.tp, model.num_kv_heads, model.name));
   }
   if (device != nullptr && !supports_kv_dtype(*device, query.kv.dtype)) {
-    std::string valid;
-    for (DType dtype : device->kv_dtypes)
-      valid += (valid.empty() ? "" : ", ") + std::string(dtype_name(dtype));
-    return Status::invalid_argument("device '" + device->name + "' does not store KV as " +
-                                    std::string(dtype_name(query.kv.dtype)) + "; valid: " + valid);
+    std::vector<std::string_view> valid;
+    for (DType dtype : device->kv_dtypes) valid.push_back(dtype_name(dtype));
+    return Status::invalid_argument(fmt::format("device '{}' does not store KV as {}; valid: {}",
+                                                device->name, dtype_name(query.kv.dtype),
+                                                fmt::join(valid, ", ")));
   }
   CapacityResult out;
   out.block_size = query.block_size > 0 ? query.block_size

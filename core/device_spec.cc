@@ -1,5 +1,7 @@
 #include "core/device_spec.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace kvsim {
@@ -49,15 +51,16 @@ Status validate_device(const DeviceSpec& device) {
           std::find_if(device.nz_fractal_width.begin(), device.nz_fractal_width.end(),
                        [&](const auto& entry) { return entry.first == dtype; });
       if (named == device.nz_fractal_width.end()) {
-        return field_error(device, "kv_layout nz needs nz_fractal_width for kv dtype " +
-                                       std::string(dtype_name(dtype)));
+        return field_error(
+            device,
+            fmt::format("kv_layout nz needs nz_fractal_width for kv dtype {}", dtype_name(dtype)));
       }
     }
   }
   for (const auto& [dtype, width] : device.nz_fractal_width) {
     if (width == 0) {
       return field_error(device,
-                         "nz_fractal_width for " + std::string(dtype_name(dtype)) + " must be > 0");
+                         fmt::format("nz_fractal_width for {} must be > 0", dtype_name(dtype)));
     }
   }
   return Status::ok();

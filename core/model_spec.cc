@@ -1,5 +1,7 @@
 #include "core/model_spec.h"
 
+#include <fmt/format.h>
+
 #include "core/enum_names.h"
 
 namespace kvsim {
@@ -30,9 +32,9 @@ Status validate_model(const ModelSpec& model) {
   if (model.num_kv_heads == 0) return field_error(model, "num_kv_heads must be > 0");
   if (model.head_dim == 0) return field_error(model, "head_dim must be > 0");
   if (model.num_attention_heads % model.num_kv_heads != 0) {
-    return field_error(model, "num_attention_heads (" + std::to_string(model.num_attention_heads) +
-                                  ") must be a multiple of num_kv_heads (" +
-                                  std::to_string(model.num_kv_heads) + ")");
+    return field_error(model, fmt::format("num_attention_heads ({}) must be a multiple of "
+                                          "num_kv_heads ({})",
+                                          model.num_attention_heads, model.num_kv_heads));
   }
   if (model.num_active_params > model.num_params) {
     return field_error(model, "num_active_params must not exceed num_params");

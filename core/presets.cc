@@ -1,5 +1,7 @@
 #include "core/presets.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "core/embedded_presets.h"
@@ -73,12 +75,12 @@ StatusOr<ConfigNode> load_preset_node(PresetKind kind, std::string_view name_or_
   if (looks_like_path(name_or_path)) return read_yaml_file(std::string(name_or_path));
   const std::string_view* text = embedded_preset_text(kind, name_or_path);
   if (text == nullptr) {
-    return Status::not_found(unknown_name_message(std::string(preset_kind_name(kind)) + " preset",
+    return Status::not_found(unknown_name_message(fmt::format("{} preset", preset_kind_name(kind)),
                                                   name_or_path, preset_names(kind)) +
                              " (or give a path to a .yaml file)");
   }
   const std::string virtual_path =
-      "presets/" + std::string(preset_dir(kind)) + "/" + std::string(name_or_path) + ".yaml";
+      fmt::format("presets/{}/{}.yaml", preset_dir(kind), name_or_path);
   return parse_yaml(*text, virtual_path);
 }
 

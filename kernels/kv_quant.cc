@@ -1,5 +1,7 @@
 #include "kernels/kv_quant.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -107,9 +109,9 @@ Status validate_kivi(const KiviConfig& config, uint32_t block_size) {
     return Status::invalid_argument("int4:G,R: G and R must be positive");
   }
   if (block_size % config.group != 0) {
-    return Status::invalid_argument("int4:G,R: the group size G (" + std::to_string(config.group) +
-                                    ") must divide the block size (" + std::to_string(block_size) +
-                                    ")");
+    return Status::invalid_argument(
+        fmt::format("int4:G,R: the group size G ({}) must divide the block size ({})", config.group,
+                    block_size));
   }
   return Status::ok();
 }

@@ -1,5 +1,7 @@
 #include "kernels/llama_session.h"
 
+#include <fmt/format.h>
+
 #include <limits>
 #include <numeric>
 
@@ -12,9 +14,8 @@ StatusOr<LlamaSession> LlamaSession::create(const LlamaModel& model,
   const LlamaConfig& c = model.config();
   const uint32_t max_tokens = options.max_tokens == 0 ? c.seq_len : options.max_tokens;
   if (max_tokens > c.seq_len) {
-    return Status::invalid_argument("context of " + std::to_string(max_tokens) +
-                                    " tokens exceeds the model's seq_len " +
-                                    std::to_string(c.seq_len));
+    return Status::invalid_argument(
+        fmt::format("context of {} tokens exceeds the model's seq_len {}", max_tokens, c.seq_len));
   }
   if (options.max_sequences == 0 || options.max_sequences > 4096) {
     return Status::invalid_argument("a session runs 1..4096 sequences");

@@ -1,5 +1,7 @@
 #include "kernels/perplexity.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -119,14 +121,14 @@ void score_windows(const WindowLogProbs& full, const WindowLogProbs& mine,
 Status check_inputs(const LlamaModel& model, std::span<const int> tokens, uint32_t ctx) {
   const LlamaConfig& c = model.config();
   if (ctx == 0 || ctx > c.seq_len) {
-    return Status::invalid_argument("--ctx " + std::to_string(ctx) + ": expected 1.." +
-                                    std::to_string(c.seq_len) + " (the model's seq_len)");
+    return Status::invalid_argument(
+        fmt::format("--ctx {}: expected 1..{} (the model's seq_len)", ctx, c.seq_len));
   }
   if (tokens.empty()) return Status::invalid_argument("the text has no tokens to score");
   for (int t : tokens) {
     if (t < 0 || static_cast<uint32_t>(t) >= c.vocab_size) {
-      return Status::invalid_argument("token id " + std::to_string(t) +
-                                      " is outside the model's vocabulary");
+      return Status::invalid_argument(
+          fmt::format("token id {} is outside the model's vocabulary", t));
     }
   }
   return Status::ok();
@@ -170,8 +172,8 @@ StatusOr<PerplexityReport> measure_perplexity(const LlamaModel& model, std::span
     for (PolicyRun& run : runs) {
       const bool is_full = &run == &runs.front();
       if (!run_windows(inputs, vocab, hooks, &run.session, is_full ? &full_logp : &logp)) {
-        return Status::cancelled("perplexity cancelled after " + std::to_string(steps_done) +
-                                 " of " + std::to_string(steps) + " steps");
+        return Status::cancelled(
+            fmt::format("perplexity cancelled after {} of {} steps", steps_done, steps));
       }
       for (size_t w = 0; w < inputs.size(); ++w) {
         run.max_attended = std::max(run.max_attended, run.session.max_attended(w));

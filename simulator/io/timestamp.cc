@@ -1,5 +1,7 @@
 #include "simulator/io/timestamp.h"
 
+#include <fmt/format.h>
+
 #include <string>
 
 #include "core/units.h"
@@ -86,9 +88,9 @@ int64_t days_from_civil(int64_t year, unsigned month, unsigned day) {
 StatusOr<int64_t> parse_timestamp_ns(std::string_view text) {
   const auto bad = [&] {
     return Status::parse_error(
-        "expected a date-time like '2023-11-16 18:15:46.6805900' "
-        "(optional fraction and +HH:MM zone), got '" +
-        std::string(text) + "'");
+        fmt::format("expected a date-time like '2023-11-16 18:15:46.6805900' "
+                    "(optional fraction and +HH:MM zone), got '{}'",
+                    text));
   };
   size_t pos = 0;
   int64_t year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;

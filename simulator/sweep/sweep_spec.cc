@@ -1,5 +1,7 @@
 #include "simulator/sweep/sweep_spec.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <filesystem>
 
@@ -41,10 +43,11 @@ Status read_zip(const ConfigNode& zip, SweepSpec* spec) {
     KVSIM_RETURN_IF_ERROR(read_key_lists(group, "zip group", &lists));
     for (const auto& [key, values] : lists) {
       if (values.size() != lists.front().second.size()) {
-        return error_at(group.find(key)->mark(),
-                        "zip lists vary together and must have equal lengths: '" + key + "' has " +
-                            std::to_string(values.size()) + ", '" + lists.front().first + "' has " +
-                            std::to_string(lists.front().second.size()));
+        return error_at(
+            group.find(key)->mark(),
+            fmt::format("zip lists vary together and must have equal lengths: "
+                        "'{}' has {}, '{}' has {}",
+                        key, values.size(), lists.front().first, lists.front().second.size()));
       }
     }
     spec->zip.push_back(std::move(lists));
@@ -210,8 +213,9 @@ StatusOr<std::vector<SweepPoint>> expand_sweep(const SweepSpec& spec) {
   for (size_t i = 0; i < points.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (points[i].id == points[j].id) {
-        return Status::invalid_argument(spec.source + ": points '" + points[j].name + "' and '" +
-                                        points[i].name + "' resolve to the same configuration");
+        return Status::invalid_argument(
+            fmt::format("{}: points '{}' and '{}' resolve to the same configuration", spec.source,
+                        points[j].name, points[i].name));
       }
     }
   }

@@ -1,6 +1,8 @@
 // The CSV trace formats: Azure LLM inference traces, BurstGPT and kvsim's plain CSV. A shared
 // base reads the header, finds the columns by name (any order, extra columns ignored) and
 // splits each row; each format turns its fields into a TraceRow.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -25,8 +27,7 @@ class CsvTraceReader : public TraceReader {
     if (!more) return false;
     if (!split_csv_line(line, &fields_, &scratch_)) return row_error("unclosed quote");
     if (fields_.size() < min_fields_) {
-      return row_error("expected " + std::to_string(header_size_) + " columns, got " +
-                       std::to_string(fields_.size()));
+      return row_error(fmt::format("expected {} columns, got {}", header_size_, fields_.size()));
     }
     row->hash_ids.clear();
     row->prefix_group = -1;
@@ -55,9 +56,8 @@ class CsvTraceReader : public TraceReader {
   Status token_count(int position, std::string_view column, uint64_t min, uint64_t* out) const {
     KVSIM_RETURN_IF_ERROR(parse_count_field(field(position), column, out));
     if (*out < min || *out > kMaxTokens) {
-      return Status::parse_error("column '" + std::string(column) + "': expected " +
-                                 std::to_string(min) + " to " + std::to_string(kMaxTokens) +
-                                 " tokens, got " + std::to_string(*out));
+      return Status::parse_error(fmt::format("column '{}': expected {} to {} tokens, got {}",
+                                             column, min, kMaxTokens, *out));
     }
     return Status::ok();
   }
@@ -158,8 +158,8 @@ class PlainCsvReader final : public CsvTraceReader {
     if (!tokens.empty()) {
       KVSIM_RETURN_IF_ERROR(parse_count_field(tokens, "prefix_tokens", &row->prefix_tokens));
       if (row->prefix_tokens > row->prompt_tokens) {
-        return Status::parse_error("prefix_tokens " + std::to_string(row->prefix_tokens) +
-                                   " exceeds prompt_tokens " + std::to_string(row->prompt_tokens));
+        return Status::parse_error(fmt::format("prefix_tokens {} exceeds prompt_tokens {}",
+                                               row->prefix_tokens, row->prompt_tokens));
       }
     }
     return Status::ok();
@@ -191,7 +191,7 @@ StatusOr<std::unique_ptr<TraceReader>> make_csv_trace_reader(std::unique_ptr<Lin
                                                              TraceFormat format) {
   KVSIM_ASSIGN_OR_RETURN(const std::vector<std::string> names, read_csv_header(lines.get()));
   const CsvHeader header(views(names));
-  const std::string where = lines->where() + " (" + std::string(trace_format_name(format)) + ")";
+  const std::string where = fmt::format("{} ({})", lines->where(), trace_format_name(format));
   const auto columns =
       [&](std::initializer_list<std::string_view> wanted) -> StatusOr<std::vector<int>> {
     std::vector<int> out;
