@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/enum_names.h"
+#include "core/units.h"
 
 namespace kvsim::sim {
 namespace {
@@ -97,7 +98,7 @@ double SyntheticSource::next_gap_ns_double() {
     const double shape = 1.0 / (config_.cv * config_.cv);
     gap_s = arrival_rng_.gamma(shape, mean_s / shape);
   }
-  return std::round(gap_s * time_scale_ * 1e9);
+  return std::round(gap_s * time_scale_ * kNsPerS);
 }
 
 StatusOr<bool> SyntheticSource::next(RequestSpec* out) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/units.h"
 #include "simulator/engine/request_hashes.h"
 #include "simulator/workload/random.h"
 #include "simulator/workload/synthetic_workload.h"
@@ -28,7 +29,7 @@ struct GapStats {
 GapStats gap_stats(const std::vector<RequestSpec>& requests) {
   std::vector<double> gaps;
   for (size_t i = 1; i < requests.size(); ++i) {
-    gaps.push_back(static_cast<double>(requests[i].arrival_ns - requests[i - 1].arrival_ns) / 1e9);
+    gaps.push_back(ns_to_s(requests[i].arrival_ns - requests[i - 1].arrival_ns));
   }
   double sum = 0, sq = 0;
   for (double g : gaps) sum += g;
