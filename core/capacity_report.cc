@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/checked_math.h"
 #include "core/engine_memory_report.h"
 #include "core/text_format.h"
 
@@ -105,7 +106,7 @@ void explain_counts(const ModelSpec& model, const CapacityPlan& plan, std::ostri
   const CapacityQuery& query = plan.query;
   const CapacityResult& r = plan.capacity;
   if (!r.num_blocks) return;
-  const uint64_t blocks_per_seq = (r.tokens_kept_per_seq + r.block_size - 1) / r.block_size;
+  const uint64_t blocks_per_seq = ceil_div(r.tokens_kept_per_seq, r.block_size);
   out << "Blocks = floor(budget / bytes per block) = floor(" << format_count(*r.kv_budget_bytes)
       << " / " << format_count(r.kv_bytes_per_block) << ") = " << format_count(*r.num_blocks)
       << "\nMax tokens = blocks x block_size = " << format_count(*r.max_tokens)
