@@ -1,40 +1,21 @@
-// kvsim calibrate --from-log FILE: reads a vLLM (0.4 - V1), vllm-ascend or SGLang start-up
-// log, prints kvsim's prediction beside each figure the log states with the difference, and
-// writes a deployment file (-o) with which `kvsim capacity --deployment` and a scenario's
-// `deployment:` reproduce the log's KV cache exactly (core/log_calibration.h). What the log
-// does not say comes from the flags; what neither gives is named in the error (exit 2).
-//
-// This is the --from-log mode of `kvsim calibrate`; fitting cost-model parameters from
-// measurements is another mode of the same subcommand (registered apart, merged by the lead).
+// kvsim calibrate --from-log (cli/calibrate_log.h): read the log, resolve the setup from the log
+// and the flags, calibrate, print the table and write the deployment file.
+#include "cli/calibrate_log.h"
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/command.h"
-#include "cli/engine_options.h"
 #include "core/log_calibration.h"
 #include "core/text_format.h"
 #include "simulator/io/atomic_file.h"
 
 namespace kvsim::cli {
 namespace {
-
-struct CalibrateLogOptions {
-  std::string log_path;
-  std::string model;
-  std::string device;
-  std::optional<uint32_t> tp;
-  std::optional<uint32_t> block_size;
-  std::string weight_dtype;
-  std::string kv_dtype;
-  EngineOptions engine;
-  std::string output;  // deployment file; empty: none
-  bool json = false;
-};
 
 StatusOr<std::string> read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -78,8 +59,8 @@ std::string difference_text(const FigureRow& row) {
   if (!row.predicted) return "-";
   const double diff = *row.predicted - *row.logged;
   std::string text = (diff >= 0 ? "+" : "") + (row.unit == "GiB" || row.unit == "x"
-                                                    ? format_fixed(diff, 2)
-                                                    : std::to_string(std::llround(diff)));
+                                                   ? format_fixed(diff, 2)
+                                                   : std::to_string(std::llround(diff)));
   if (std::fabs(*row.logged) > 1e-12) {
     const double percent = 100.0 * diff / std::fabs(*row.logged);
     text += " (" + std::string(percent >= 0 ? "+" : "") + format_fixed(percent, 1) + "%)";
@@ -98,18 +79,20 @@ void print_text(const CalibrateLogOptions& o, const StartupLog& log, const Calib
   std::printf("\n%-28s %18s %18s %22s %6s\n", "figure", "logged", "kvsim (no log)", "difference",
               "line");
   for (const FigureRow& row : c.rows) {
-    std::printf("%-28s %18s %18s %22s %6d\n", row.name.c_str(), value_text(*row.logged, row.unit).c_str(),
+    std::printf("%-28s %18s %18s %22s %6d\n", row.name.c_str(),
+                value_text(*row.logged, row.unit).c_str(),
                 row.predicted ? value_text(*row.predicted, row.unit).c_str() : "-",
                 difference_text(row).c_str(), row.line);
   }
   const CapacityPlan& cal = c.calibrated;
-  std::printf("\ncalibrated: set-aside %s (requested %s - KV budget %s) -> %s blocks x %u = %s tokens"
-              " (the log's %s%s)\n",
-              format_bytes(c.set_aside_bytes).c_str(), format_bytes(cal.engine->requested_bytes).c_str(),
-              format_bytes(*cal.capacity.kv_budget_bytes).c_str(),
-              format_count(*cal.capacity.num_blocks).c_str(), cal.capacity.block_size,
-              format_count(cal.reported ? cal.reported->kv_tokens : 0).c_str(), c.target_source.c_str(),
-              c.exact ? ", exactly" : "");
+  std::printf(
+      "\ncalibrated: set-aside %s (requested %s - KV budget %s) -> %s blocks x %u = %s tokens"
+      " (the log's %s%s)\n",
+      format_bytes(c.set_aside_bytes).c_str(), format_bytes(cal.engine->requested_bytes).c_str(),
+      format_bytes(*cal.capacity.kv_budget_bytes).c_str(),
+      format_count(*cal.capacity.num_blocks).c_str(), cal.capacity.block_size,
+      format_count(cal.reported ? cal.reported->kv_tokens : 0).c_str(), c.target_source.c_str(),
+      c.exact ? ", exactly" : "");
   for (const std::string& note : c.notes) std::printf("  note: %s\n", note.c_str());
 }
 
@@ -127,7 +110,8 @@ nlohmann::json to_json(const CalibrateLogOptions& o, const StartupLog& log,
   out["log_notes"] = log.notes;
   nlohmann::json rows = nlohmann::json::array();
   for (const FigureRow& row : c.rows) {
-    nlohmann::json r = {{"name", row.name}, {"unit", row.unit}, {"logged", *row.logged}, {"line", row.line}};
+    nlohmann::json r = {
+        {"name", row.name}, {"unit", row.unit}, {"logged", *row.logged}, {"line", row.line}};
     r["predicted"] = row.predicted ? nlohmann::json(*row.predicted) : nlohmann::json(nullptr);
     rows.push_back(r);
   }
@@ -143,6 +127,8 @@ nlohmann::json to_json(const CalibrateLogOptions& o, const StartupLog& log,
   out["deployment"] = o.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.output);
   return out;
 }
+
+}  // namespace
 
 int run_calibrate_from_log(const CalibrateLogOptions& o) {
   auto text = read_text(o.log_path);
@@ -170,16 +156,9 @@ int run_calibrate_from_log(const CalibrateLogOptions& o) {
   return kExitOk;
 }
 
-}  // namespace
-
-void register_calibrate_log_command(CLI::App& app, CommandFn* chosen) {
-  auto o = std::make_shared<CalibrateLogOptions>();
+void add_calibrate_log_options(CLI::App* command, CalibrateLogOptions* o) {
   o->engine.engine.clear();  // the log names the engine; --engine only fills a gap
-  CLI::App* command = app.add_subcommand(
-      "calibrate", "--from-log FILE: kvsim's KV budget beside an engine's start-up log, and a "
-                   "deployment file that reproduces it");
-  command->add_option("--from-log", o->log_path, "vLLM, vllm-ascend or SGLang start-up log")
-      ->required();
+  command->add_option("--from-log", o->log_path, "vLLM, vllm-ascend or SGLang start-up log");
   command->add_option("--model", o->model, "model preset or YAML file (when the log's is none)");
   command->add_option("--device", o->device, "device preset or YAML file");
   command->add_option("--tp", o->tp, "tensor-parallel devices (when the log does not say)")
@@ -191,6 +170,17 @@ void register_calibrate_log_command(CLI::App& app, CommandFn* chosen) {
   add_engine_options(command, &o->engine);
   command->add_option("-o,--output", o->output, "write the deployment file here");
   command->add_flag("--json", o->json, "print JSON");
+}
+
+// Until cli/calibrate_command.cc dispatches both modes: `calibrate` is the --from-log mode.
+void register_calibrate_log_command(CLI::App& app, CommandFn* chosen) {
+  auto o = std::make_shared<CalibrateLogOptions>();
+  CLI::App* command = app.add_subcommand(
+      "calibrate",
+      "--from-log FILE: kvsim's KV budget beside an engine's start-up log, and a "
+      "deployment file that reproduces it");
+  add_calibrate_log_options(command, o.get());
+  command->get_option("--from-log")->required();
   command->callback([o, chosen] { *chosen = [o] { return run_calibrate_from_log(*o); }; });
 }
 

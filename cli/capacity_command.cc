@@ -114,7 +114,9 @@ nlohmann::json engine_json(const CapacityPlan& plan) {
   out["requested_bytes"] = b.requested_bytes;
   nlohmann::json terms = nlohmann::json::array();
   for (const SetAsideTerm& term : b.terms) {
-    terms.push_back({{"name", term.name}, {"bytes", term.bytes}, {"formula", term.formula},
+    terms.push_back({{"name", term.name},
+                     {"bytes", term.bytes},
+                     {"formula", term.formula},
                      {"source", term.source}});
   }
   out["set_aside"] = terms;

@@ -22,8 +22,7 @@ void add_engine_options(CLI::App* command, EngineOptions* o) {
                    "model and device)")
       ->check(CLI::Range(1u, 1u << 30));
   command
-      ->add_option("--max-num-seqs", o->max_num_seqs,
-                   "sequences per batch (default: the engine's)")
+      ->add_option("--max-num-seqs", o->max_num_seqs, "sequences per batch (default: the engine's)")
       ->check(CLI::Range(1u, 1u << 20));
   command->add_option("--cuda-graph-memory", o->cuda_graph_memory,
                       "subtract | ignore the CUDA-graph estimate (default: the version's rule; "

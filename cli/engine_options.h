@@ -15,7 +15,7 @@ namespace kvsim::cli {
 
 struct EngineOptions {
   std::string engine = "vllm";  // "" = vllm (calibrate: the log's engine)
-  std::string version;      // empty: the newest release kvsim models
+  std::string version;          // empty: the newest release kvsim models
   std::optional<double> mem_fraction;
   uint64_t max_model_len = 0;
   uint32_t max_num_batched_tokens = 0;

@@ -21,7 +21,8 @@ std::string lower(std::string text) {
 std::optional<std::string> preset_for(const std::string& logged) {
   std::string name = logged;
   while (!name.empty() && name.back() == '/') name.pop_back();
-  name = lower(name.substr(name.find_last_of('/') == std::string::npos ? 0 : name.find_last_of('/') + 1));
+  name = lower(
+      name.substr(name.find_last_of('/') == std::string::npos ? 0 : name.find_last_of('/') + 1));
   for (const std::string& preset : preset_names(PresetKind::kModel)) {
     if (preset == name) return preset;
   }
@@ -129,14 +130,14 @@ void resolve_engine(const StartupLog& log, const CalibrationFlags& flags, Calibr
       flags.max_num_batched_tokens > 0 ? std::optional<uint32_t>(flags.max_num_batched_tokens)
                                        : std::nullopt;
   if (log.max_num_batched_tokens || flag_tokens) {
-    e.max_num_batched_tokens =
-        pick<uint32_t>(log.max_num_batched_tokens, flag_tokens, 0, "max_num_batched_tokens",
-                       &out->assumed);
+    e.max_num_batched_tokens = pick<uint32_t>(log.max_num_batched_tokens, flag_tokens, 0,
+                                              "max_num_batched_tokens", &out->assumed);
   }
   e.max_num_seqs = flags.max_num_seqs;
   e.entry_point = flags.entry_point;
   e.device_used_bytes = flags.device_used_bytes;
-  if (log.total_bytes) e.total_memory_bytes = static_cast<uint64_t>(std::llround(log.total_bytes->value));
+  if (log.total_bytes)
+    e.total_memory_bytes = static_cast<uint64_t>(std::llround(log.total_bytes->value));
 }
 
 }  // namespace
@@ -152,7 +153,8 @@ StatusOr<CalibrationSetup> resolve_calibration_setup(const StartupLog& log,
   KVSIM_ASSIGN_OR_RETURN(out.device_node, reference_node(PresetKind::kDevice, flags.device));
   KVSIM_ASSIGN_OR_RETURN(out.device, load_device(flags.device));
   out.capacity.tp = pick<uint32_t>(log.tp, flags.tp, 1, "TP", &out.assumed);
-  out.capacity.weight_dtype = flags.weight_dtype.value_or(logged_weight_dtype(log).value_or(DType::kFp16));
+  out.capacity.weight_dtype =
+      flags.weight_dtype.value_or(logged_weight_dtype(log).value_or(DType::kFp16));
   const DType model_dtype = log.dtype == "bfloat16" ? DType::kBf16 : DType::kFp16;
   out.capacity.kv.dtype = flags.kv_dtype.value_or(
       supports_kv_dtype(out.device, model_dtype) ? model_dtype : DType::kFp16);

@@ -47,10 +47,10 @@ struct CalibrationFlags {
 struct CalibrationSetup {
   ModelSpec model;
   DeviceSpec device;
-  ConfigNode model_node;   // what a deployment file names it by (preset name or inline map)
+  ConfigNode model_node;  // what a deployment file names it by (preset name or inline map)
   ConfigNode device_node;
-  CapacityQuery capacity;  // TP, dtypes, block size (0: the engine's)
-  EngineQuery engine;      // engine, version, utilization, lengths, total memory
+  CapacityQuery capacity;            // TP, dtypes, block size (0: the engine's)
+  EngineQuery engine;                // engine, version, utilization, lengths, total memory
   std::vector<std::string> assumed;  // settings neither the log nor a flag gave
 };
 

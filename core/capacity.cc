@@ -7,8 +7,8 @@
 #include <string>
 
 #include "core/checked_math.h"
-#include "core/weight_memory.h"
 #include "core/units.h"
+#include "core/weight_memory.h"
 
 namespace kvsim {
 namespace {

@@ -18,7 +18,8 @@ Status parse_dtype_field(std::string_view text, DType* out) {
 
 StatusOr<ConfigNode> read_ref(const ConfigReader& r, const ConfigNode* node, const char* key,
                               const std::string& base_dir) {
-  if (node == nullptr) return error_at(r.node().mark(), std::string("deployment: missing '") + key + "'");
+  if (node == nullptr)
+    return error_at(r.node().mark(), std::string("deployment: missing '") + key + "'");
   if (node->is_map()) return *node;
   if (!node->is_scalar()) {
     return error_at(node->mark(), std::string(key) + ": expected a preset name, a path or a map");
@@ -78,13 +79,15 @@ std::string deployment_yaml(const Deployment& d) {
   tree.set("block_size", ConfigNode::scalar(std::to_string(d.block_size)));
   tree.set("engine", engine_config_node(d.engine));
   if (d.engine.total_memory_bytes) {
-    tree.set("total_memory_bytes", ConfigNode::scalar(std::to_string(*d.engine.total_memory_bytes)));
+    tree.set("total_memory_bytes",
+             ConfigNode::scalar(std::to_string(*d.engine.total_memory_bytes)));
   }
   tree.set("set_aside_bytes",
            ConfigNode::scalar(std::to_string(d.engine.measured_set_aside_bytes.value_or(0))));
   if (d.logged.is_map()) tree.set("logged", d.logged);
   return "# kvsim deployment (core/deployment.h): the engine's measured set-aside reproduces the\n"
-         "# logged KV cache; kvsim capacity --deployment FILE, or deployment: FILE in a scenario.\n" +
+         "# logged KV cache; kvsim capacity --deployment FILE, or deployment: FILE in a "
+         "scenario.\n" +
          to_yaml(tree);
 }
 

@@ -26,7 +26,8 @@ Status parse_graphs(std::string_view text, bool* out) {
     *out = text == "subtract";
     return Status::ok();
   }
-  return Status::invalid_argument("expected 'subtract' or 'ignore', got '" + std::string(text) + "'");
+  return Status::invalid_argument("expected 'subtract' or 'ignore', got '" + std::string(text) +
+                                  "'");
 }
 
 void read_settings(ConfigReader& r, EngineQuery* out) {
@@ -79,9 +80,11 @@ ConfigNode engine_config_node(const EngineQuery& query) {
   put("name", std::string(engine_kind_name(query.kind)));
   if (query.version) put("version", engine_version_name(*query.version));
   put("entry_point", std::string(entry_point_name(query.entry_point)));
-  if (query.cuda_graph_memory) put("cuda_graph_memory", *query.cuda_graph_memory ? "subtract" : "ignore");
+  if (query.cuda_graph_memory)
+    put("cuda_graph_memory", *query.cuda_graph_memory ? "subtract" : "ignore");
   if (query.enforce_eager) put("enforce_eager", "true");
-  if (query.device_used_bytes > 0) put("device_used_bytes", std::to_string(query.device_used_bytes));
+  if (query.device_used_bytes > 0)
+    put("device_used_bytes", std::to_string(query.device_used_bytes));
   if (query.memory_utilization) put("memory_utilization", format_number(*query.memory_utilization));
   if (query.max_model_len > 0) put("max_model_len", std::to_string(query.max_model_len));
   if (query.max_num_batched_tokens > 0)

@@ -56,7 +56,8 @@ Status check_version(EngineKind kind, const EngineVersion& version) {
   const EngineVersion oldest = oldest_version(kind);
   const std::string name(engine_kind_name(kind));
   if (version < oldest) {
-    std::string hint = kind == EngineKind::kVllm ? " (older vLLM runs the V0 engine: --engine vllm-v0)" : "";
+    std::string hint =
+        kind == EngineKind::kVllm ? " (older vLLM runs the V0 engine: --engine vllm-v0)" : "";
     return Status::invalid_argument(name + " " + engine_version_name(version) +
                                     " is older than the first release kvsim models (" +
                                     engine_version_name(oldest) + ")" + hint);
@@ -203,8 +204,8 @@ StatusOr<EngineBudget> compute_engine_budget(const ModelSpec& model, const Devic
   const uint64_t total = query.total_memory_bytes.value_or(device.memory_bytes);
   const uint64_t max_model_len =
       query.max_model_len > 0 ? query.max_model_len : model.max_position_embeddings;
-  const Inputs in{model,   device, capacity, resolved,
-                  version, total,  std::max<uint64_t>(max_model_len, 1)};
+  const Inputs in{
+      model, device, capacity, resolved, version, total, std::max<uint64_t>(max_model_len, 1)};
   EngineBudget out;
   out.kind = resolved.kind;
   if (!ascend_note.empty()) out.notes.push_back(ascend_note);

@@ -83,14 +83,14 @@ struct EngineQuery {
   std::optional<EngineVersion> version;  // empty: newest_engine_version(kind)
   // gpu_memory_utilization (vLLM), mem_fraction_static (SGLang), NPU_MEMORY_FRACTION (MindIE)
   std::optional<double> memory_utilization;
-  uint64_t max_model_len = 0;           // tokens; 0: the model's max_position_embeddings
-  uint32_t max_num_batched_tokens = 0;  // 0: the engine's default (SGLang: chunked_prefill_size)
-  uint32_t max_num_seqs = 0;            // 0: the engine's default
-  std::optional<bool> chunked_prefill;  // empty: the engine's default
+  uint64_t max_model_len = 0;             // tokens; 0: the model's max_position_embeddings
+  uint32_t max_num_batched_tokens = 0;    // 0: the engine's default (SGLang: chunked_prefill_size)
+  uint32_t max_num_seqs = 0;              // 0: the engine's default
+  std::optional<bool> chunked_prefill;    // empty: the engine's default
   std::optional<bool> cuda_graph_memory;  // subtract the graph estimate; empty: version's rule
   bool enforce_eager = false;             // no graphs are captured
   EntryPoint entry_point = EntryPoint::kServer;
-  uint64_t device_used_bytes = 0;  // memory other processes hold on the device at start
+  uint64_t device_used_bytes = 0;              // memory other processes hold on the device at start
   std::optional<uint64_t> total_memory_bytes;  // the total the engine reads; empty: the device's
   // A deployment's measured set-aside (kvsim calibrate): replaces the modelled terms.
   std::optional<uint64_t> measured_set_aside_bytes;
@@ -107,10 +107,10 @@ struct SetAsideTerm {
 struct EngineBudget {
   EngineKind kind = EngineKind::kVllm;
   EngineVersion version;
-  uint64_t total_bytes = 0;         // device memory as the engine reads it
-  double memory_utilization = 0;    // resolved (the engine's default when not given)
-  bool utilization_default = false; // memory_utilization is the engine's default
-  uint64_t requested_bytes = 0;     // the share the engine may use (see requested_formula)
+  uint64_t total_bytes = 0;          // device memory as the engine reads it
+  double memory_utilization = 0;     // resolved (the engine's default when not given)
+  bool utilization_default = false;  // memory_utilization is the engine's default
+  uint64_t requested_bytes = 0;      // the share the engine may use (see requested_formula)
   std::string requested_formula;
   std::string requested_source;
   std::vector<SetAsideTerm> terms;  // subtracted from requested_bytes, in the engine's order
@@ -126,7 +126,7 @@ struct EngineBudget {
   uint32_t max_num_seqs = 0;
   bool chunked_prefill = true;
   bool graphs_subtracted = false;
-  uint32_t block_size = 0;  // the engine's default block (SGLang: page) size on this device
+  uint32_t block_size = 0;         // the engine's default block (SGLang: page) size on this device
   std::vector<std::string> notes;  // why a term is absent or what a version does differently
 };
 

@@ -18,11 +18,13 @@ void describe_settings(const EngineBudget& b, std::ostringstream& out) {
   }
   out << ": max_model_len " << format_count(b.max_model_len);
   if (b.max_num_batched_tokens > 0) {
-    out << ", " << (b.kind == EngineKind::kSglang ? "chunked_prefill_size " : "max_num_batched_tokens ")
+    out << ", "
+        << (b.kind == EngineKind::kSglang ? "chunked_prefill_size " : "max_num_batched_tokens ")
         << format_count(b.max_num_batched_tokens);
   }
   if (b.max_num_seqs > 0) out << ", max_num_seqs " << format_count(b.max_num_seqs);
-  if (b.kind != EngineKind::kSglang) out << ", chunked prefill " << (b.chunked_prefill ? "on" : "off");
+  if (b.kind != EngineKind::kSglang)
+    out << ", chunked prefill " << (b.chunked_prefill ? "on" : "off");
   out << "\n";
 }
 

@@ -8,11 +8,9 @@
 
 #include "core/activation_memory.h"
 #include "core/engine_memory.h"
+#include "core/units.h"
 
 namespace kvsim::engine_rules {
-
-inline constexpr uint64_t kMiB = uint64_t{1} << 20;
-inline constexpr uint64_t kGiB = uint64_t{1} << 30;
 
 // Non-torch memory one GPU worker adds while loading and profiling (cuBLAS and attention
 // workspaces, lazily loaded kernels), measured from the worker's start: 0.06 GiB. Fitted to the

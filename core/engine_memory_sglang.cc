@@ -45,9 +45,10 @@ double sglang_default_fraction(const EngineVersion& v, uint64_t gpu_mib, uint32_
     double reserved = 512 + std::max<double>(sizes.chunked_prefill_size, 2048) * 1.5 +
                       sizes.cuda_graph_max_bs * 2.0 + tp / 8.0 * 1024;
     if (gpu_mib > 60 * kMiBPerGiB) reserved = std::max(reserved, 10.0 * 1024);
-    *rule = "round((gpu MiB - reserved) / gpu MiB, 3), reserved = 512 + max(chunked_prefill "
-            "2048) x 1.5 + cuda_graph_max_bs x 2 + tp / 8 x 1024 = " +
-            format_number(reserved) + " MiB (server_args.py, >= 0.5.3)";
+    *rule =
+        "round((gpu MiB - reserved) / gpu MiB, 3), reserved = 512 + max(chunked_prefill "
+        "2048) x 1.5 + cuda_graph_max_bs x 2 + tp / 8 x 1024 = " +
+        format_number(reserved) + " MiB (server_args.py, >= 0.5.3)";
     return round3((mem - reserved) / mem);
   }
   if (v >= EngineVersion{0, 4, 10}) {
@@ -60,8 +61,9 @@ double sglang_default_fraction(const EngineVersion& v, uint64_t gpu_mib, uint32_
             " MiB by GPU memory and tp (server_args.py, 0.4.10 - 0.5.2)";
     return round3((mem - reserved) / mem);
   }
-  *rule = "by tp: >= 16: 0.79, >= 8: 0.81, >= 4: 0.85, >= 2: 0.87, else 0.88 (server_args.py, "
-          "0.3.6 - 0.4.9)";
+  *rule =
+      "by tp: >= 16: 0.79, >= 8: 0.81, >= 4: 0.85, >= 2: 0.87, else 0.88 (server_args.py, "
+      "0.3.6 - 0.4.9)";
   return tp >= 16 ? 0.79 : tp >= 8 ? 0.81 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88;
 }
 
@@ -79,13 +81,14 @@ Status sglang_budget(const Inputs& in, EngineBudget* out) {
   out->memory_utilization = in.query.memory_utilization.value_or(fraction);
   out->requested_bytes = static_cast<uint64_t>(
       std::floor(static_cast<long double>(free_at_start) * out->memory_utilization));
-  out->requested_formula =
-      "free at start x mem_fraction_static = (" + format_count(in.total_bytes) + " - CUDA context " +
-      format_bytes(kCudaContextBytes) +
-      (in.query.device_used_bytes > 0 ? " - other processes " + format_bytes(in.query.device_used_bytes)
-                                      : std::string()) +
-      ") x " + format_number(out->memory_utilization) +
-      (out->utilization_default ? " (the default: " + rule + ")" : "");
+  out->requested_formula = "free at start x mem_fraction_static = (" +
+                           format_count(in.total_bytes) + " - CUDA context " +
+                           format_bytes(kCudaContextBytes) +
+                           (in.query.device_used_bytes > 0
+                                ? " - other processes " + format_bytes(in.query.device_used_bytes)
+                                : std::string()) +
+                           ") x " + format_number(out->memory_utilization) +
+                           (out->utilization_default ? " (the default: " + rule + ")" : "");
   out->requested_source =
       "model_runner.py profile_max_num_token: rest_memory = available_gpu_memory - "
       "total_gpu_memory * (1 - mem_fraction_static)";
@@ -94,7 +97,8 @@ Status sglang_budget(const Inputs& in, EngineBudget* out) {
                                     : sizes.chunked_prefill_size;
   out->max_num_seqs = in.query.max_num_seqs;
   out->block_size = 1;  // page_size 1: one token per page
-  out->terms.push_back(weights_term(in, "ModelRunner.load_model (\"Load weight end ... mem usage\")"));
+  out->terms.push_back(
+      weights_term(in, "ModelRunner.load_model (\"Load weight end ... mem usage\")"));
   out->notes.push_back(
       "activations and CUDA graphs come out of the 1 - mem_fraction_static share; the MLA "
       "latent is not divided by TP");
@@ -112,9 +116,12 @@ Status mindie_budget(const Inputs& in, EngineBudget* out) {
       in.query.max_num_batched_tokens > 0 ? in.query.max_num_batched_tokens : 8192;
   out->max_num_seqs = in.query.max_num_seqs > 0 ? in.query.max_num_seqs : 50;
   out->chunked_prefill = false;
-  out->terms.push_back(weights_term(in, "warm_up_memory (peak after the warm-up, weights included)"));
+  out->terms.push_back(
+      weights_term(in, "warm_up_memory (peak after the warm-up, weights included)"));
   out->terms.push_back(activation_term(
-      in, {out->max_num_batched_tokens, std::min<uint64_t>(out->max_num_seqs, out->max_num_batched_tokens)},
+      in,
+      {out->max_num_batched_tokens,
+       std::min<uint64_t>(out->max_num_seqs, out->max_num_batched_tokens)},
       kMindieSamplerBytesPerLogit,
       "run_pa.py warm_up: a prefill of max_prefill_tokens (warm_up_memory - weights)"));
   out->notes.push_back("RESERVED_MEMORY_GB defaults to 0");

@@ -9,11 +9,11 @@
 namespace kvsim::engine_rules {
 namespace {
 
-constexpr EngineVersion kV1MemoryProfiler{0, 9, 1};  // PR #19312: MemorySnapshot baseline
-constexpr EngineVersion kV1NcclInBaseline{0, 11, 0};  // PR #25359: snapshot after dist. init
-constexpr EngineVersion kV1GraphEstimate{0, 18, 0};   // PR #30515: profile_cudagraph_memory
-constexpr EngineVersion kV1GraphDefault{0, 21, 0};    // PR #38284: subtracted, util 0.92
-constexpr EngineVersion kAscendProfiler{0, 15, 0};    // #6625: upstream memory_profiling
+constexpr EngineVersion kV1MemoryProfiler{0, 9, 1};    // PR #19312: MemorySnapshot baseline
+constexpr EngineVersion kV1NcclInBaseline{0, 11, 0};   // PR #25359: snapshot after dist. init
+constexpr EngineVersion kV1GraphEstimate{0, 18, 0};    // PR #30515: profile_cudagraph_memory
+constexpr EngineVersion kV1GraphDefault{0, 21, 0};     // PR #38284: subtracted, util 0.92
+constexpr EngineVersion kAscendProfiler{0, 15, 0};     // #6625: upstream memory_profiling
 constexpr EngineVersion kAscend310pHalving{0, 18, 0};  // #7372: NPUWorker310 // 2
 
 constexpr char kV1WorkerSource[] =
@@ -46,10 +46,10 @@ bool contains(const std::string& text, std::string_view part) {
 void resolve_v1_batch(const Inputs& in, EngineBudget* out) {
   const EngineVersion& v = in.version;
   const bool big_memory = in.total_bytes >= 70 * kGiB;
-  const bool big = v >= EngineVersion{0, 9, 0}   ? big_memory && !contains(in.device.name, "a100")
-                   : v >= EngineVersion{0, 8, 5} ? big_memory
-                                                 : contains(in.device.name, "h100") ||
-                                                       contains(in.device.name, "h200");
+  const bool big = v >= EngineVersion{0, 9, 0} ? big_memory && !contains(in.device.name, "a100")
+                   : v >= EngineVersion{0, 8, 5}
+                       ? big_memory
+                       : contains(in.device.name, "h100") || contains(in.device.name, "h200");
   const bool server = in.query.entry_point == EntryPoint::kServer;
   const uint32_t default_tokens = big ? (server ? 8192 : 16384) : (server ? 2048 : 8192);
   const uint32_t default_seqs = v >= EngineVersion{0, 8, 4} ? (big ? 1024 : 256) : 1024;
@@ -58,7 +58,7 @@ void resolve_v1_batch(const Inputs& in, EngineBudget* out) {
   out->max_num_batched_tokens =
       in.query.max_num_batched_tokens > 0 ? in.query.max_num_batched_tokens
       : out->chunked_prefill              ? default_tokens
-                                          : static_cast<uint32_t>(std::min<uint64_t>(unchunked, 1u << 30));
+                             : static_cast<uint32_t>(std::min<uint64_t>(unchunked, 1u << 30));
   out->max_num_seqs = in.query.max_num_seqs > 0
                           ? in.query.max_num_seqs
                           : std::min(default_seqs, out->max_num_batched_tokens);
@@ -120,11 +120,12 @@ Status vllm_v1_budget(const Inputs& in, EngineBudget* out) {
   set_requested(in, vllm_default_utilization(v), "gpu_memory_utilization", kV1WorkerSource, out);
   resolve_v1_batch(in, out);
   out->terms.push_back(weights_term(in, kV1WeightsSource));
-  out->terms.push_back(activation_term(in, profile_batch(*out), v1_sampler_bytes(in), kV1ProfileSource));
+  out->terms.push_back(
+      activation_term(in, profile_batch(*out), v1_sampler_bytes(in), kV1ProfileSource));
   out->terms.push_back(gpu_non_torch_term(in, v < kV1NcclInBaseline));
   if (v < kV1MemoryProfiler) {
-    out->terms.push_back(context_term(
-        in, "gpu_worker.py (<= 0.9.0): non_torch = total - free - torch_allocated"));
+    out->terms.push_back(
+        context_term(in, "gpu_worker.py (<= 0.9.0): non_torch = total - free - torch_allocated"));
   }
   add_graph_term(in, v >= kV1GraphDefault, "CUDA graphs", kV1GraphSource, out);
   if (out->graphs_subtracted && v < kV1GraphEstimate) {
@@ -150,9 +151,10 @@ Status vllm_v0_budget(const Inputs& in, EngineBudget* out) {
   out->max_num_batched_tokens =
       in.query.max_num_batched_tokens > 0 ? in.query.max_num_batched_tokens
       : out->chunked_prefill              ? chunked_tokens
-                                          : static_cast<uint32_t>(std::min<uint64_t>(unchunked, 1u << 30));
+                             : static_cast<uint32_t>(std::min<uint64_t>(unchunked, 1u << 30));
   out->max_num_seqs = in.query.max_num_seqs > 0 ? in.query.max_num_seqs : 256;
-  out->terms.push_back(weights_term(in, "ModelRunner.load_model (\"Loading model weights took X GB\")"));
+  out->terms.push_back(
+      weights_term(in, "ModelRunner.load_model (\"Loading model weights took X GB\")"));
   out->terms.push_back(activation_term(
       in, profile_batch(*out), kV0SamplerBytesPerLogit,
       "ModelRunner.profile_run: max_num_seqs prompts summing to max_num_batched_tokens, "
@@ -168,21 +170,22 @@ Status vllm_v0_budget(const Inputs& in, EngineBudget* out) {
 
 Status vllm_ascend_budget(const Inputs& in, EngineBudget* out) {
   const EngineVersion& v = in.version;
-  const char* worker = v < kAscendProfiler
-                           ? "vllm_ascend/worker/worker_v1.py NPUWorker.determine_available_memory: "
-                             "total_npu_memory * gpu_memory_utilization - peak_memory"
-                           : "vllm_ascend/worker/worker.py (>= 0.15): upstream memory_profiling, "
-                             "requested_memory - non_kv_cache_memory";
+  const char* worker =
+      v < kAscendProfiler ? "vllm_ascend/worker/worker_v1.py NPUWorker.determine_available_memory: "
+                            "total_npu_memory * gpu_memory_utilization - peak_memory"
+                          : "vllm_ascend/worker/worker.py (>= 0.15): upstream memory_profiling, "
+                            "requested_memory - non_kv_cache_memory";
   set_requested(in, vllm_default_utilization(v), "gpu_memory_utilization", worker, out);
   resolve_v1_batch(in, out);
   out->block_size = 128;  // vllm_ascend/platform.py: cache_config.block_size = 128
   out->terms.push_back(weights_term(in, "NPUModelRunner.load_model"));
-  out->terms.push_back(activation_term(in, profile_batch(*out), v1_sampler_bytes(in),
-                                       "NPUModelRunner.profile_run (vLLM's dummy run and sampler)"));
-  out->terms.push_back({"non-torch memory", kNpuNonTorchBytes,
-                        format_bytes(kNpuNonTorchBytes) + " per NPU worker (CANN runtime, HCCL)",
-                        v < kAscendProfiler ? "worker_v1.py: total - free - torch_allocated"
-                                            : kNonTorchSource});
+  out->terms.push_back(
+      activation_term(in, profile_batch(*out), v1_sampler_bytes(in),
+                      "NPUModelRunner.profile_run (vLLM's dummy run and sampler)"));
+  out->terms.push_back(
+      {"non-torch memory", kNpuNonTorchBytes,
+       format_bytes(kNpuNonTorchBytes) + " per NPU worker (CANN runtime, HCCL)",
+       v < kAscendProfiler ? "worker_v1.py: total - free - torch_allocated" : kNonTorchSource});
   if (v < kAscendProfiler && in.query.device_used_bytes > 0) {
     out->terms.push_back({"other processes", in.query.device_used_bytes,
                           "memory other processes hold, charged by total - free",

@@ -5,15 +5,14 @@
 
 #include "core/checked_math.h"
 #include "core/text_format.h"
+#include "core/units.h"
 
 namespace kvsim {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 std::optional<double> gib(const std::optional<LoggedValue>& v) {
   if (!v) return std::nullopt;
-  return v->value / kGiB;
+  return v->value / kBytesPerGiB;
 }
 
 std::optional<double> count(const std::optional<LoggedValue>& v) {
@@ -23,7 +22,7 @@ std::optional<double> count(const std::optional<LoggedValue>& v) {
 
 std::optional<double> term_gib(const EngineBudget& b, std::string_view name) {
   for (const SetAsideTerm& term : b.terms) {
-    if (term.name == name) return static_cast<double>(term.bytes) / kGiB;
+    if (term.name == name) return static_cast<double>(term.bytes) / kBytesPerGiB;
   }
   return std::nullopt;
 }
@@ -52,23 +51,27 @@ std::vector<FigureRow> figure_rows(const StartupLog& log, const ModelSpec& model
   const EngineBudget& b = *p.engine;
   const std::optional<LoggedValue> activation = logged_activation(log);
   // The graph row compares with kvsim's estimate even where the version does not subtract it.
-  const double graphs = static_cast<double>(graph_estimate_bytes(model)) / kGiB;
+  const double graphs = static_cast<double>(graph_estimate_bytes(model)) / kBytesPerGiB;
   const auto opt = [](const std::optional<uint64_t>& v) {
     return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
   };
-  add_row(&rows, "total memory", "GiB", log.total_bytes, gib(log.total_bytes), b.total_bytes / kGiB);
+  add_row(&rows, "total memory", "GiB", log.total_bytes, gib(log.total_bytes),
+          b.total_bytes / kBytesPerGiB);
   add_row(&rows, "requested memory", "GiB", log.requested_bytes, gib(log.requested_bytes),
-          b.requested_bytes / kGiB);
-  add_row(&rows, "weights", "GiB", log.weights_bytes, gib(log.weights_bytes), term_gib(b, "weights"));
-  add_row(&rows, "activation peak", "GiB", activation, gib(activation), term_gib(b, "activation peak"));
+          b.requested_bytes / kBytesPerGiB);
+  add_row(&rows, "weights", "GiB", log.weights_bytes, gib(log.weights_bytes),
+          term_gib(b, "weights"));
+  add_row(&rows, "activation peak", "GiB", activation, gib(activation),
+          term_gib(b, "activation peak"));
   add_row(&rows, "non-torch memory", "GiB", log.non_torch_bytes, gib(log.non_torch_bytes),
           term_gib(b, "non-torch memory"));
   add_row(&rows, "graph memory", "GiB", log.graph_bytes, gib(log.graph_bytes), graphs);
   // Signed, as the engines print it ("the rest ... reserved for KV Cache is -1.05GiB").
-  const double available = (static_cast<double>(b.requested_bytes) -
-                            static_cast<double>(b.set_aside_bytes)) * b.kv_factor;
+  const double available =
+      (static_cast<double>(b.requested_bytes) - static_cast<double>(b.set_aside_bytes)) *
+      b.kv_factor;
   add_row(&rows, "available KV cache memory", "GiB", log.available_kv_bytes,
-          gib(log.available_kv_bytes), available / kGiB);
+          gib(log.available_kv_bytes), available / kBytesPerGiB);
   add_row(&rows, "KV blocks", "blocks", log.num_blocks, count(log.num_blocks),
           opt(p.capacity.num_blocks));
   const std::optional<uint64_t> tokens =
@@ -103,7 +106,8 @@ StatusOr<Target> logged_pool(const StartupLog& log, const CapacityPlan& p) {
   const uint32_t bs = p.capacity.block_size;
   const auto at = [](const LoggedValue& v) { return " (line " + std::to_string(v.line) + ")"; };
   if (log.num_blocks) {
-    return Target{static_cast<uint64_t>(log.num_blocks->value), "KV blocks" + at(*log.num_blocks), true};
+    return Target{static_cast<uint64_t>(log.num_blocks->value), "KV blocks" + at(*log.num_blocks),
+                  true};
   }
   if (log.kv_tokens) {
     const uint64_t tokens = static_cast<uint64_t>(log.kv_tokens->value);
@@ -118,7 +122,8 @@ StatusOr<Target> logged_pool(const StartupLog& log, const CapacityPlan& p) {
   }
   if (log.available_kv_bytes) {
     const double bytes = std::max(0.0, log.available_kv_bytes->value);
-    return Target{static_cast<uint64_t>(bytes) / bpb, "available KV cache memory" + at(*log.available_kv_bytes),
+    return Target{static_cast<uint64_t>(bytes) / bpb,
+                  "available KV cache memory" + at(*log.available_kv_bytes),
                   log.available_kv_bytes->exact};
   }
   if (log.sglang_kv_size_bytes) {
@@ -156,14 +161,17 @@ StatusOr<LogCalibration> calibrate_from_log(const StartupLog& log, const Calibra
   out.target_source = target.source;
   out.exact = target.exact;
   const EngineBudget& budget = *out.predicted.engine;
-  const uint64_t kv_budget = budget_for(log, target.blocks, out.predicted.capacity.kv_bytes_per_block);
-  const uint64_t rest = static_cast<uint64_t>(
-      std::ceil(static_cast<long double>(kv_budget) / budget.kv_factor));
+  const uint64_t kv_budget =
+      budget_for(log, target.blocks, out.predicted.capacity.kv_bytes_per_block);
+  const uint64_t rest =
+      static_cast<uint64_t>(std::ceil(static_cast<long double>(kv_budget) / budget.kv_factor));
   if (rest > budget.requested_bytes) {
-    return Status::invalid_argument(
-        "the log's KV cache (" + format_bytes(kv_budget) + ") exceeds what kvsim takes as the "
-        "requested memory (" + format_bytes(budget.requested_bytes) + " = " + budget.requested_formula +
-        "): check --mem-fraction and the device's memory");
+    return Status::invalid_argument("the log's KV cache (" + format_bytes(kv_budget) +
+                                    ") exceeds what kvsim takes as the "
+                                    "requested memory (" +
+                                    format_bytes(budget.requested_bytes) + " = " +
+                                    budget.requested_formula +
+                                    "): check --mem-fraction and the device's memory");
   }
   out.set_aside_bytes = budget.requested_bytes - rest;
   EngineQuery measured = setup.engine;
@@ -172,7 +180,8 @@ StatusOr<LogCalibration> calibrate_from_log(const StartupLog& log, const Calibra
   measured.measured_set_aside_bytes = out.set_aside_bytes;
   CapacityQuery capacity = setup.capacity;
   capacity.block_size = out.predicted.capacity.block_size;
-  KVSIM_ASSIGN_OR_RETURN(out.calibrated, plan_capacity(setup.model, &setup.device, capacity, measured));
+  KVSIM_ASSIGN_OR_RETURN(out.calibrated,
+                         plan_capacity(setup.model, &setup.device, capacity, measured));
   KVSIM_CHECK(out.calibrated.capacity.num_blocks == target.blocks,
               "the calibrated budget must give the log's block count");
   if (!target.exact) {

@@ -5,10 +5,10 @@
 #include <regex>
 #include <sstream>
 
+#include "core/units.h"
+
 namespace kvsim {
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 using Match = std::smatch;
 using Slot = std::optional<LoggedValue> StartupLog::*;
@@ -48,7 +48,15 @@ void put(StartupLog* log, Slot slot, const char* name, double value, int line, b
 }
 
 void put_gib(StartupLog* log, Slot slot, const char* name, const std::string& text, int line) {
-  put(log, slot, name, number(text) * kGiB, line, false, 0.0051 * kGiB);  // 2-decimal GiB
+  put(log, slot, name, number(text) * kBytesPerGiB, line, false,
+      0.0051 * kBytesPerGiB);  // 2-decimal GiB
+}
+
+// A line whose group `group` is a GiB figure for `slot`.
+Rule gib_rule(const char* pattern, Slot slot, const char* name, size_t group) {
+  return {std::regex(pattern), [slot, name, group](const Match& m, int line, StartupLog* log) {
+            put_gib(log, slot, name, m[group].str(), line);
+          }};
 }
 
 void put_count(StartupLog* log, Slot slot, const char* name, const std::string& text, int line) {
@@ -58,7 +66,10 @@ void put_count(StartupLog* log, Slot slot, const char* name, const std::string& 
 void set_engine(StartupLog* log, EngineKind kind, int line) {
   // Evidence ranks: an Ascend or SGLang line decides over generic vLLM lines, V0 over V1.
   const auto rank = [](EngineKind k) {
-    return k == EngineKind::kVllmAscend ? 3 : k == EngineKind::kSglang ? 2 : k == EngineKind::kVllmV0 ? 1 : 0;
+    return k == EngineKind::kVllmAscend ? 3
+           : k == EngineKind::kSglang   ? 2
+           : k == EngineKind::kVllmV0   ? 1
+                                        : 0;
   };
   if (log->engine && rank(*log->engine) >= rank(kind)) return;
   log->engine = kind;
@@ -80,108 +91,129 @@ Rule rule(const char* pattern, std::function<void(const Match&, int, StartupLog*
 // Which engine and version printed the log.
 std::vector<Rule> engine_rules() {
   std::vector<Rule> r;
-  r.push_back(rule(R"(Initializing a V1 LLM engine \(v([0-9][^)\s]*)\))", [](const Match& m, int line, StartupLog* log) {
-    set_engine(log, EngineKind::kVllm, line);
-    set_version(log, m[1]);
-  }));
-  r.push_back(rule(R"(Initializing an LLM engine \(v([0-9][^)\s]*)\))", [](const Match& m, int line, StartupLog* log) {
-    set_version(log, m[1]);  // V1 says "Initializing a V1 LLM engine"
-    set_engine(log, EngineKind::kVllmV0, line);
-  }));
-  r.push_back(rule(R"(vLLM Ascend( Version)?\s*:?\s*v?([0-9][0-9a-zA-Z.+]*))", [](const Match& m, int line, StartupLog* log) {
-    set_engine(log, EngineKind::kVllmAscend, line);
-    log->version.reset();
-    set_version(log, m[2]);
-  }));
-  r.push_back(rule(R"((vLLM API server version|vLLM Version\s*:?)\s*v?([0-9][0-9a-zA-Z.+]*))", [](const Match& m, int, StartupLog* log) {
-    if (log->engine != EngineKind::kVllmAscend) set_version(log, m[2]);
-  }));
-  r.push_back(rule(R"((Ascend|NPU|npu blocks|worker_310p|halved for workspace|torch-npu|torch_npu))", [](const Match&, int line, StartupLog* log) {
-    set_engine(log, EngineKind::kVllmAscend, line);
-  }));
-  r.push_back(rule(R"((Load weight end|KV Cache is allocated|sglang|mem_fraction_static|max_total_num_tokens))", [](const Match&, int line, StartupLog* log) {
-    set_engine(log, EngineKind::kSglang, line);
-  }));
+  r.push_back(rule(R"(Initializing a V1 LLM engine \(v([0-9][^)\s]*)\))",
+                   [](const Match& m, int line, StartupLog* log) {
+                     set_engine(log, EngineKind::kVllm, line);
+                     set_version(log, m[1]);
+                   }));
+  r.push_back(rule(R"(Initializing an LLM engine \(v([0-9][^)\s]*)\))",
+                   [](const Match& m, int line, StartupLog* log) {
+                     set_version(log, m[1]);  // V1 says "Initializing a V1 LLM engine"
+                     set_engine(log, EngineKind::kVllmV0, line);
+                   }));
+  r.push_back(rule(R"(vLLM Ascend( Version)?\s*:?\s*v?([0-9][0-9a-zA-Z.+]*))",
+                   [](const Match& m, int line, StartupLog* log) {
+                     set_engine(log, EngineKind::kVllmAscend, line);
+                     log->version.reset();
+                     set_version(log, m[2]);
+                   }));
+  r.push_back(rule(R"((vLLM API server version|vLLM Version\s*:?)\s*v?([0-9][0-9a-zA-Z.+]*))",
+                   [](const Match& m, int, StartupLog* log) {
+                     if (log->engine != EngineKind::kVllmAscend) set_version(log, m[2]);
+                   }));
+  r.push_back(
+      rule(R"((Ascend|NPU|npu blocks|worker_310p|halved for workspace|torch-npu|torch_npu))",
+           [](const Match&, int line, StartupLog* log) {
+             set_engine(log, EngineKind::kVllmAscend, line);
+           }));
+  r.push_back(rule(
+      R"((Load weight end|KV Cache is allocated|sglang|mem_fraction_static|max_total_num_tokens))",
+      [](const Match&, int line, StartupLog* log) { set_engine(log, EngineKind::kSglang, line); }));
   return r;
 }
 
 // What the engine was asked to run: model, TP, utilization, lengths, dtypes.
 std::vector<Rule> setting_rules() {
   std::vector<Rule> r;
-  r.push_back(rule(R"((tensor_parallel_size[=:'" ]+|--tensor-parallel-size[= ]|\s-tp\s|--tp(-size)?[= ])([0-9]+))", [](const Match& m, int line, StartupLog* log) {
-    put_count(log, &StartupLog::tp, "tensor parallel size", m[3], line);
-  }));
-  r.push_back(rule(R"((gpu_memory_utilization['":= (]+|--gpu-memory-utilization[= ]|Desired GPU memory utilization is \()([0-9.]+))", [](const Match& m, int line, StartupLog* log) {
-    put(log, &StartupLog::memory_utilization, "memory utilization", number(m[2]), line, true);
-  }));
-  r.push_back(rule(R"((mem_fraction_static[= ]+|--mem-fraction-static[= ])([0-9.]+))", [](const Match& m, int line, StartupLog* log) {
-    put(log, &StartupLog::memory_utilization, "mem_fraction_static", number(m[2]), line, true);
-  }));
-  r.push_back(rule(R"((max_seq_len=|max_model_len=|Using max model len |--max-model-len[= ]|'max_model_len': |context_len=)([0-9,]+)\b)", [](const Match& m, int line, StartupLog* log) {
-    put_count(log, &StartupLog::max_model_len, "max model length", m[2], line);
-  }));
-  r.push_back(rule(R"((max_num_batched_tokens[=:'" ]+|--max-num-batched-tokens[= ])([0-9]+))", [](const Match& m, int line, StartupLog* log) {
-    put_count(log, &StartupLog::max_num_batched_tokens, "max_num_batched_tokens", m[2], line);
-  }));
-  r.push_back(rule(R"((model='|model="|'model': '|Starting to load model |vllm serve |--model[= ])([^'"\s,]+?)(\.\.\.|'|"|\s|$))", [](const Match& m, int, StartupLog* log) {
-    if (log->model.empty()) log->model = m[2];
-  }));
-  r.push_back(rule(R"(\bdtype[=:'" ]+(torch\.)?(bfloat16|float16|half|float32|auto))", [](const Match& m, int, StartupLog* log) {
-    if (log->dtype.empty()) log->dtype = m[2];
-  }));
-  r.push_back(rule(R"((quantization[=:'" ]+|--quantization[= ])([a-z0-9_]+))", [](const Match& m, int, StartupLog* log) {
-    if (log->quantization.empty() && m[2] != "None" && m[2] != "none") log->quantization = m[2];
-  }));
+  r.push_back(rule(
+      R"((tensor_parallel_size[=:'" ]+|--tensor-parallel-size[= ]|\s-tp\s|--tp(-size)?[= ])([0-9]+))",
+      [](const Match& m, int line, StartupLog* log) {
+        put_count(log, &StartupLog::tp, "tensor parallel size", m[3], line);
+      }));
+  r.push_back(rule(
+      R"((gpu_memory_utilization['":= (]+|--gpu-memory-utilization[= ]|Desired GPU memory utilization is \()([0-9.]+))",
+      [](const Match& m, int line, StartupLog* log) {
+        put(log, &StartupLog::memory_utilization, "memory utilization", number(m[2]), line, true);
+      }));
+  r.push_back(rule(R"((mem_fraction_static[= ]+|--mem-fraction-static[= ])([0-9.]+))",
+                   [](const Match& m, int line, StartupLog* log) {
+                     put(log, &StartupLog::memory_utilization, "mem_fraction_static", number(m[2]),
+                         line, true);
+                   }));
+  r.push_back(rule(
+      R"((max_seq_len=|max_model_len=|Using max model len |--max-model-len[= ]|'max_model_len': |context_len=)([0-9,]+)\b)",
+      [](const Match& m, int line, StartupLog* log) {
+        put_count(log, &StartupLog::max_model_len, "max model length", m[2], line);
+      }));
+  r.push_back(rule(R"((max_num_batched_tokens[=:'" ]+|--max-num-batched-tokens[= ])([0-9]+))",
+                   [](const Match& m, int line, StartupLog* log) {
+                     put_count(log, &StartupLog::max_num_batched_tokens, "max_num_batched_tokens",
+                               m[2], line);
+                   }));
+  r.push_back(rule(
+      R"((model='|model="|'model': '|Starting to load model |vllm serve |--model[= ])([^'"\s,]+?)(\.\.\.|'|"|\s|$))",
+      [](const Match& m, int, StartupLog* log) {
+        if (log->model.empty()) log->model = m[2];
+      }));
+  r.push_back(rule(R"(\bdtype[=:'" ]+(torch\.)?(bfloat16|float16|half|float32|auto))",
+                   [](const Match& m, int, StartupLog* log) {
+                     if (log->dtype.empty()) log->dtype = m[2];
+                   }));
+  r.push_back(rule(R"((quantization[=:'" ]+|--quantization[= ])([a-z0-9_]+))",
+                   [](const Match& m, int, StartupLog* log) {
+                     if (log->quantization.empty() && m[2] != "None" && m[2] != "none")
+                       log->quantization = m[2];
+                   }));
   return r;
 }
 
 // The memory figures.
 std::vector<Rule> memory_rules() {
   std::vector<Rule> r;
-  r.push_back(rule(R"((Loading model weights took|Model loading took) ([0-9.]+) Gi?B)", [](const Match& m, int line, StartupLog* log) {
-    put_gib(log, &StartupLog::weights_bytes, "weights", m[2], line);
-  }));
-  r.push_back(rule(R"(model weights take\s+([0-9.]+) ?GiB)", [](const Match& m, int line, StartupLog* log) {
-    put_gib(log, &StartupLog::weights_bytes, "weights", m[1], line);
-  }));
-  r.push_back(rule(R"(([0-9.]+) GiB for weights?\b)", [](const Match& m, int line, StartupLog* log) {
-    put_gib(log, &StartupLog::weights_bytes, "weights", m[1], line);
-  }));
-  r.push_back(rule(R"((PyTorch activation peak memory( takes)?\s+)([0-9.]+) ?GiB)", [](const Match& m, int line, StartupLog* log) {
-    put_gib(log, &StartupLog::activation_bytes, "activation peak", m[3], line);
-  }));
-  r.push_back(rule(R"(peak_torch_memory=([0-9.]+) ?GiB)", [](const Match& m, int line, StartupLog* log) {
-    put_gib(log, &StartupLog::peak_torch_bytes, "torch peak", m[1], line);
-  }));
-  r.push_back(rule(R"(([0-9.]+) GiB for peak activation)", [](const Match& m, int line, StartupLog* log) {
-    put_gib(log, &StartupLog::activation_bytes, "activation peak", m[1], line);
-  }));
-  r.push_back(rule(R"(non_torch_memory( takes)?[= \t]+([0-9.]+) ?GiB)", [](const Match& m, int line, StartupLog* log) {
-    put_gib(log, &StartupLog::non_torch_bytes, "non-torch memory", m[2], line);
-  }));
-  r.push_back(rule(R"(([0-9.]+) GiB for non-torch memory)", [](const Match& m, int line, StartupLog* log) {
-    put_gib(log, &StartupLog::non_torch_bytes, "non-torch memory", m[1], line);
-  }));
-  r.push_back(rule(R"((([0-9.]+) GiB for (CUDAGraph|NPU graph) memory|Graph capturing finished in [0-9.]+ secs?, took ([0-9.]+) GiB|Estimated CUDA graph memory: ([0-9.]+) GiB))", [](const Match& m, int line, StartupLog* log) {
-    const std::string value = m[2].matched ? m[2].str() : m[4].matched ? m[4].str() : m[5].str();
-    put_gib(log, &StartupLog::graph_bytes, "graph memory", value, line);
-  }));
-  r.push_back(rule(R"((total_gpu_memory[= \t(]+)([0-9.]+) ?GiB)", [](const Match& m, int line, StartupLog* log) {
-    put_gib(log, &StartupLog::total_bytes, "total memory", m[2], line);
-  }));
-  r.push_back(rule(R"(Free memory on device:? \(?([0-9.]+) ?/ ?([0-9.]+) GiB)", [](const Match& m, int line, StartupLog* log) {
-    put_gib(log, &StartupLog::free_at_start_bytes, "free memory at start", m[1], line);
-    put_gib(log, &StartupLog::total_bytes, "total memory", m[2], line);
-  }));
-  r.push_back(rule(R"(Available memory: ([0-9]+), total memory: ([0-9]+))", [](const Match& m, int line, StartupLog* log) {
-    set_engine(log, EngineKind::kVllmAscend, line);
-    put_count(log, &StartupLog::available_kv_bytes, "available memory", m[1], line);
-    put_count(log, &StartupLog::total_bytes, "total memory", m[2], line);
-  }));
-  r.push_back(rule(R"((Desired GPU memory utilization is \([0-9.]+, |Requested memory:.*= |the current vLLM instance can use.*= |the current vLLM instance can use\s+)([0-9.]+) ?GiB)", [](const Match& m, int line, StartupLog* log) {
-    put_gib(log, &StartupLog::requested_bytes, "requested memory", m[2], line);
-  }));
-  r.push_back(rule(R"(Requested memory:\s+([0-9.]+) \* ([0-9.]+))", [](const Match& m, int line, StartupLog* log) {
+  r.push_back(gib_rule(R"((Loading model weights took|Model loading took) ([0-9.]+) Gi?B)",
+                       &StartupLog::weights_bytes, "weights", 2));
+  r.push_back(
+      gib_rule(R"(model weights take\s+([0-9.]+) ?GiB)", &StartupLog::weights_bytes, "weights", 1));
+  r.push_back(
+      gib_rule(R"(([0-9.]+) GiB for weights?\b)", &StartupLog::weights_bytes, "weights", 1));
+  r.push_back(gib_rule(R"((PyTorch activation peak memory( takes)?\s+)([0-9.]+) ?GiB)",
+                       &StartupLog::activation_bytes, "activation peak", 3));
+  r.push_back(gib_rule(R"(peak_torch_memory=([0-9.]+) ?GiB)", &StartupLog::peak_torch_bytes,
+                       "torch peak", 1));
+  r.push_back(gib_rule(R"(([0-9.]+) GiB for peak activation)", &StartupLog::activation_bytes,
+                       "activation peak", 1));
+  r.push_back(gib_rule(R"(non_torch_memory( takes)?[= \t]+([0-9.]+) ?GiB)",
+                       &StartupLog::non_torch_bytes, "non-torch memory", 2));
+  r.push_back(gib_rule(R"(([0-9.]+) GiB for non-torch memory)", &StartupLog::non_torch_bytes,
+                       "non-torch memory", 1));
+  r.push_back(rule(
+      R"((([0-9.]+) GiB for (CUDAGraph|NPU graph) memory|Graph capturing finished in [0-9.]+ secs?, took ([0-9.]+) GiB|Estimated CUDA graph memory: ([0-9.]+) GiB))",
+      [](const Match& m, int line, StartupLog* log) {
+        const std::string value = m[2].matched   ? m[2].str()
+                                  : m[4].matched ? m[4].str()
+                                                 : m[5].str();
+        put_gib(log, &StartupLog::graph_bytes, "graph memory", value, line);
+      }));
+  r.push_back(gib_rule(R"((total_gpu_memory[= \t(]+)([0-9.]+) ?GiB)", &StartupLog::total_bytes,
+                       "total memory", 2));
+  r.push_back(rule(R"(Free memory on device:? \(?([0-9.]+) ?/ ?([0-9.]+) GiB)",
+                   [](const Match& m, int line, StartupLog* log) {
+                     put_gib(log, &StartupLog::free_at_start_bytes, "free memory at start", m[1],
+                             line);
+                     put_gib(log, &StartupLog::total_bytes, "total memory", m[2], line);
+                   }));
+  r.push_back(rule(R"(Available memory: ([0-9]+), total memory: ([0-9]+))",
+                   [](const Match& m, int line, StartupLog* log) {
+                     set_engine(log, EngineKind::kVllmAscend, line);
+                     put_count(log, &StartupLog::available_kv_bytes, "available memory", m[1],
+                               line);
+                     put_count(log, &StartupLog::total_bytes, "total memory", m[2], line);
+                   }));
+  r.push_back(gib_rule(
+      R"((Desired GPU memory utilization is \([0-9.]+, |Requested memory:.*= |the current vLLM instance can use.*= |the current vLLM instance can use\s+)([0-9.]+) ?GiB)",
+      &StartupLog::requested_bytes, "requested memory", 2));
+  r.push_back(rule(R"(Requested memory:\s+([0-9.]+) \* ([0-9.]+))", [](const Match& m, int line,
+                                                                       StartupLog* log) {
     put_gib(log, &StartupLog::total_bytes, "total memory", m[1], line);
     put(log, &StartupLog::memory_utilization, "memory utilization", number(m[2]), line, true);
   }));
@@ -191,35 +223,45 @@ std::vector<Rule> memory_rules() {
 // The KV cache figures.
 std::vector<Rule> kv_rules() {
   std::vector<Rule> r;
-  r.push_back(rule(R"((Available KV cache memory: |kv_cache_size=|reserved for KV Cache is |available_kv_cache_memory\s+|Current KV cache memory: )(-?[0-9.]+) ?GiB( \(halved)?)", [](const Match& m, int line, StartupLog* log) {
-    put_gib(log, &StartupLog::available_kv_bytes, "available KV cache memory", m[2], line);
-    if (m[3].matched) log->halved = true;
-  }));
-  r.push_back(rule(R"((#\s*)?(GPU|CUDA|cuda|rocm|ROCm|NPU|npu) blocks: ([0-9]+))", [](const Match& m, int line, StartupLog* log) {
-    put_count(log, &StartupLog::num_blocks, "KV blocks", m[3], line);
-    set_engine(log, EngineKind::kVllmV0, line);
-  }));
-  r.push_back(rule(R"(GPU KV cache size:\s+([0-9,]+) tokens)", [](const Match& m, int line, StartupLog* log) {
-    put_count(log, &StartupLog::kv_tokens, "KV cache tokens", m[1], line);
-    set_engine(log, EngineKind::kVllm, line);
-  }));
-  r.push_back(rule(R"((#tokens: |max_total_num_tokens=)([0-9]+))", [](const Match& m, int line, StartupLog* log) {
-    put_count(log, &StartupLog::kv_tokens, "KV cache tokens", m[2], line);
-  }));
-  r.push_back(rule(R"(Maximum concurrency for ([0-9,]+) tokens per request: ([0-9.]+)x)", [](const Match& m, int line, StartupLog* log) {
-    put_count(log, &StartupLog::max_model_len, "max model length", m[1], line);
-    put(log, &StartupLog::max_concurrency, "maximum concurrency", number(m[2]), line, false, 0.0051);
-  }));
-  r.push_back(rule(R"(Maximum concurrency \.\.\. ([0-9.]+)x)", [](const Match& m, int line, StartupLog* log) {
-    put(log, &StartupLog::max_concurrency, "maximum concurrency", number(m[1]), line, false, 0.0051);
-  }));
-  r.push_back(rule(R"((K size: ([0-9.]+) GB, V size: ([0-9.]+) GB|KV size: ([0-9.]+) GB))", [](const Match& m, int line, StartupLog* log) {
-    const double gib = m[2].matched ? number(m[2]) + number(m[3]) : number(m[4]);
-    put(log, &StartupLog::sglang_kv_size_bytes, "KV pool size", gib * kGiB, line, false);
-  }));
-  r.push_back(rule(R"(Load weight end.*avail mem=([0-9.]+) GB, mem usage=([0-9.]+) GB)", [](const Match& m, int line, StartupLog* log) {
-    put_gib(log, &StartupLog::weights_bytes, "weights", m[2], line);
-  }));
+  r.push_back(rule(
+      R"((Available KV cache memory: |kv_cache_size=|reserved for KV Cache is |available_kv_cache_memory\s+|Current KV cache memory: )(-?[0-9.]+) ?GiB( \(halved)?)",
+      [](const Match& m, int line, StartupLog* log) {
+        put_gib(log, &StartupLog::available_kv_bytes, "available KV cache memory", m[2], line);
+        if (m[3].matched) log->halved = true;
+      }));
+  r.push_back(rule(R"((#\s*)?(GPU|CUDA|cuda|rocm|ROCm|NPU|npu) blocks: ([0-9]+))",
+                   [](const Match& m, int line, StartupLog* log) {
+                     put_count(log, &StartupLog::num_blocks, "KV blocks", m[3], line);
+                     set_engine(log, EngineKind::kVllmV0, line);
+                   }));
+  r.push_back(rule(R"(GPU KV cache size:\s+([0-9,]+) tokens)",
+                   [](const Match& m, int line, StartupLog* log) {
+                     put_count(log, &StartupLog::kv_tokens, "KV cache tokens", m[1], line);
+                     set_engine(log, EngineKind::kVllm, line);
+                   }));
+  r.push_back(rule(R"((#tokens: |max_total_num_tokens=)([0-9]+))",
+                   [](const Match& m, int line, StartupLog* log) {
+                     put_count(log, &StartupLog::kv_tokens, "KV cache tokens", m[2], line);
+                   }));
+  r.push_back(rule(R"(Maximum concurrency for ([0-9,]+) tokens per request: ([0-9.]+)x)",
+                   [](const Match& m, int line, StartupLog* log) {
+                     put_count(log, &StartupLog::max_model_len, "max model length", m[1], line);
+                     put(log, &StartupLog::max_concurrency, "maximum concurrency", number(m[2]),
+                         line, false, 0.0051);
+                   }));
+  r.push_back(rule(R"(Maximum concurrency \.\.\. ([0-9.]+)x)",
+                   [](const Match& m, int line, StartupLog* log) {
+                     put(log, &StartupLog::max_concurrency, "maximum concurrency", number(m[1]),
+                         line, false, 0.0051);
+                   }));
+  r.push_back(rule(R"((K size: ([0-9.]+) GB, V size: ([0-9.]+) GB|KV size: ([0-9.]+) GB))",
+                   [](const Match& m, int line, StartupLog* log) {
+                     const double gib = m[2].matched ? number(m[2]) + number(m[3]) : number(m[4]);
+                     put(log, &StartupLog::sglang_kv_size_bytes, "KV pool size", gib * kBytesPerGiB,
+                         line, false);
+                   }));
+  r.push_back(gib_rule(R"(Load weight end.*avail mem=([0-9.]+) GB, mem usage=([0-9.]+) GB)",
+                       &StartupLog::weights_bytes, "weights", 2));
   return r;
 }
 

@@ -43,13 +43,13 @@ struct LoggedValue {
 
 struct StartupLog {
   std::optional<EngineKind> engine;
-  std::string engine_evidence;  // the line that told the engine
-  std::optional<EngineVersion> version;           // printed by the log
-  std::string version_text;                       // as logged ("0.9.0rc2")
-  std::optional<EngineVersion> format_version;    // the oldest release printing its lines
-  std::string model;         // as logged: a Hugging Face name or a path
-  std::string dtype;         // "bfloat16", "float16"
-  std::string quantization;  // "fp8", "awq", ...
+  std::string engine_evidence;                  // the line that told the engine
+  std::optional<EngineVersion> version;         // printed by the log
+  std::string version_text;                     // as logged ("0.9.0rc2")
+  std::optional<EngineVersion> format_version;  // the oldest release printing its lines
+  std::string model;                            // as logged: a Hugging Face name or a path
+  std::string dtype;                            // "bfloat16", "float16"
+  std::string quantization;                     // "fp8", "awq", ...
   std::optional<LoggedValue> tp;
   std::optional<LoggedValue> memory_utilization;
   std::optional<LoggedValue> max_model_len;

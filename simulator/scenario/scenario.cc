@@ -165,8 +165,8 @@ Status read_output(const ConfigNode& node, OutputSection* out) {
 // A deployment file replaces model, device, num_devices, weight_dtype and engine (the scenario
 // must not give them too); the scenario's cache dtype, block size and scheduler limits default
 // to the file's.
-Status apply_deployment(const ConfigNode& node, const ConfigNode& tree,
-                        const std::string& base_dir, Scenario* s) {
+Status apply_deployment(const ConfigNode& node, const ConfigNode& tree, const std::string& base_dir,
+                        Scenario* s) {
   if (!node.is_scalar()) return error_at(node.mark(), "deployment: expected a file path");
   for (const char* key : {"model", "device", "num_devices", "weight_dtype", "engine"}) {
     if (const ConfigNode* given = tree.find(key); given != nullptr && !given->is_null()) {
@@ -247,7 +247,8 @@ StatusOr<Scenario> scenario_from_config(const ConfigNode& tree, const std::strin
   const ConfigNode* cluster_sections[3] = {r.child("cluster"), r.child("disaggregation"),
                                            r.child("tiers")};
   KVSIM_RETURN_IF_ERROR(r.finish());
-  if (const ConfigNode* deployment = tree.find("deployment"); deployment && !deployment->is_null()) {
+  if (const ConfigNode* deployment = tree.find("deployment");
+      deployment && !deployment->is_null()) {
     KVSIM_RETURN_IF_ERROR(apply_deployment(*deployment, tree, base_dir, &s));
   } else {
     if (model == nullptr) return error_at(tree.mark(), "scenario: missing 'model'");

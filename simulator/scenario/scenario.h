@@ -67,7 +67,7 @@ struct CacheSection {
 struct SchedulerSection {
   uint32_t max_num_seqs = 0;            // requests in one batch; 0: the engine's default
   uint32_t max_num_batched_tokens = 0;  // tokens computed per iteration; 0: the engine's
-  bool chunked_prefill = true;             // split long prompts over iterations
+  bool chunked_prefill = true;          // split long prompts over iterations
   PreemptionMode preemption = PreemptionMode::kRecompute;
 };
 

@@ -5,11 +5,11 @@
 
 #include "core/preset_loader.h"
 #include "core/presets.h"
+#include "core/units.h"
 
 namespace kvsim::sim {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // Limits when neither the scenario nor the engine gives one (SGLang derives its
 // max_running_requests from the pool; a fixed block budget has no engine): vLLM's 256 / 2048.
 constexpr uint32_t kFallbackMaxNumSeqs = 256;
@@ -70,8 +70,8 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
   e->cache.block_size = capacity.block_size;
   e->cache.eviction = s.cache.prefix_caching ? s.cache.eviction : "none";
   e->cache.bytes_per_block = capacity.kv_bytes_per_block;
-  const double host_blocks =
-      std::floor(s.cache.host_swap_gib * kGiB / static_cast<double>(capacity.kv_bytes_per_block));
+  const double host_blocks = std::floor(s.cache.host_swap_gib * kBytesPerGiB /
+                                        static_cast<double>(capacity.kv_bytes_per_block));
   e->cache.num_host_blocks = static_cast<uint32_t>(
       std::min(host_blocks, static_cast<double>(std::numeric_limits<uint32_t>::max())));
   KVSIM_ASSIGN_OR_RETURN(auto retention, resolve_retention(s, setup.model));
@@ -80,7 +80,8 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
   limits.max_num_batched_tokens = s.scheduler.max_num_batched_tokens;
   if (setup.engine_budget) {
     // The engine's resolved settings (the scenario's where it gave them).
-    if (setup.engine_budget->max_num_seqs > 0) limits.max_num_seqs = setup.engine_budget->max_num_seqs;
+    if (setup.engine_budget->max_num_seqs > 0)
+      limits.max_num_seqs = setup.engine_budget->max_num_seqs;
     if (setup.engine_budget->max_num_batched_tokens > 0)
       limits.max_num_batched_tokens = setup.engine_budget->max_num_batched_tokens;
   }

@@ -34,7 +34,7 @@ struct EngineSetup {
   EngineQuery engine_query;      // and under which engine
   CapacityResult capacity;
   std::optional<EngineBudget> engine_budget;  // the engine's terms (empty: no params)
-  EngineConfig engine;  // num_blocks from capacity (or the override)
+  EngineConfig engine;                        // num_blocks from capacity (or the override)
 };
 
 // The scenario's engine; its cluster sections are ignored.
