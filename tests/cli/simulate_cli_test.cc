@@ -55,9 +55,9 @@ TEST(SimulateCliTest, JsonSummaryHasTheDocumentedKeysAndFilesAreWritten) {
 }
 
 TEST(SimulateCliTest, BlockCountsAgreeWithKvsimCapacity) {
-  const json capacity =
-      run_json("capacity --model llama3-8b --device ascend-310p3 --block-size 40 "
-               "--mem-fraction 0.9 --max-num-seqs 64 --max-num-batched-tokens 4096");
+  const json capacity = run_json(
+      "capacity --model llama3-8b --device ascend-310p3 --block-size 40 "
+      "--mem-fraction 0.9 --max-num-seqs 64 --max-num-batched-tokens 4096");
   const json simulated =
       run_json(std::string("simulate ascend-310p-nz --set cache.block_size=40") + kSmall);
   EXPECT_EQ(simulated["num_blocks"], capacity["num_blocks"]);
