@@ -82,9 +82,11 @@ void fill_budget_terms(const ModelSpec& model, const DeviceSpec* device, const C
             : static_cast<uint64_t>(std::floor(free_bytes * device->kv_memory_factor));
   }
   if (!out->kv_budget_bytes) return;
-  const uint64_t blocks = *out->kv_budget_bytes / out->kv_bytes_per_block;
-  out->num_blocks = blocks;
-  out->max_tokens = blocks * out->block_size;  // <= budget bytes, cannot overflow
+  const uint64_t all_blocks = *out->kv_budget_bytes / out->kv_bytes_per_block;
+  out->num_blocks = all_blocks;
+  out->max_tokens = all_blocks * out->block_size;               // <= budget bytes, cannot overflow
+  const uint64_t blocks = all_blocks > 0 ? all_blocks - 1 : 0;  // less the null block
+  out->num_usable_blocks = blocks;
   out->max_batch_at_seq_len = blocks / ceil_div(out->tokens_kept_per_seq, out->block_size);
   const uint64_t per_seq_tokens = blocks / query.batch * out->block_size;
   uint64_t max_len = per_seq_tokens;
