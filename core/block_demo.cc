@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "core/check.h"
+#include "core/enum_names.h"
 #include "core/prefix_hash.h"
 
 namespace kvsim {
@@ -192,17 +193,13 @@ DemoBlockState demo_block_state(const DemoBlock& block) {
 }
 
 std::string_view demo_block_state_name(DemoBlockState state) {
-  switch (state) {
-    case DemoBlockState::kUsed:
-      return "used";
-    case DemoBlockState::kCachedFree:
-      return "cached_free";
-    case DemoBlockState::kFree:
-      return "free";
-    case DemoBlockState::kNull:
-      return "null";
-  }
-  return "?";
+  static constexpr EnumNames<DemoBlockState, 4> kNames{{{
+      {DemoBlockState::kUsed, "used"},
+      {DemoBlockState::kCachedFree, "cached_free"},
+      {DemoBlockState::kFree, "free"},
+      {DemoBlockState::kNull, "null"},
+  }}};
+  return kNames.name(state);
 }
 
 }  // namespace kvsim

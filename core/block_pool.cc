@@ -1,5 +1,7 @@
 #include "core/block_pool.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 
@@ -25,6 +27,7 @@ std::optional<BlockId> BlockPool::find(BlockHash hash) const {
 }
 
 void BlockPool::touch(BlockId block) {
+  check_id(block);
   KVSIM_CHECK(blocks_[block].hashed != kUnhashed, "touch() of a block that holds no cached prefix");
   if (blocks_[block].ref_count == 0) {
     policy_->remove(block);
@@ -35,6 +38,7 @@ void BlockPool::touch(BlockId block) {
 }
 
 void BlockPool::share(BlockId block) {
+  check_id(block);
   KVSIM_CHECK(blocks_[block].ref_count > 0, "share() of a free block");
   ++blocks_[block].ref_count;
 }
@@ -134,6 +138,7 @@ void BlockPool::remove_copy(BlockId block) {
 }
 
 void BlockPool::release(BlockId block) {
+  check_id(block);
   KVSIM_CHECK(blocks_[block].ref_count > 0, "release() of a free block");
   if (--blocks_[block].ref_count > 0) return;
   const bool cached = blocks_[block].hashed != kUnhashed;
@@ -142,6 +147,7 @@ void BlockPool::release(BlockId block) {
 }
 
 bool BlockPool::cache(BlockId block, BlockHash hash) {
+  check_id(block);
   KVSIM_CHECK(blocks_[block].ref_count > 0, "cache() of a free block");
   if (!policy_->caches_prefixes() || blocks_[block].hashed != kUnhashed) return false;
   blocks_[block].hash = hash;
@@ -174,8 +180,14 @@ bool BlockPool::reset_prefix_cache() {
 }
 
 std::optional<BlockHash> BlockPool::block_hash(BlockId block) const {
+  check_id(block);
   if (blocks_[block].hashed == kUnhashed) return std::nullopt;
   return blocks_[block].hash;
+}
+
+void BlockPool::fail_out_of_range(BlockId block) const {
+  KVSIM_CHECK(false, fmt::format("block id {} out of range: the pool has {} blocks", block,
+                                 blocks_.size()));
 }
 
 void BlockPool::check_invariants() const {

@@ -33,7 +33,8 @@
 //   num_cached_free_blocks() counts the free blocks with a hash.
 // Every operation is O(1) amortized (fifo: O(log n)); once the free queue's rings have grown
 // to the pool's working set (core/free_block_queue.h), nothing allocates (the list of copies
-// is sized once, when the first duplicate is cached).
+// is sized once, when the first duplicate is cached). Every call that takes a BlockId
+// KVSIM_CHECKs that it is one of this pool's ids (< num_blocks()).
 //
 // An EvictionSink, when set, is told the hash of every content the pool evicts — when the last
 // block holding that hash is popped (an evicted copy whose twin is still cached loses nothing)
@@ -120,7 +121,10 @@ class BlockPool {
   // few hashes ahead). Changes nothing.
   void prefetch_cache_slot_of(BlockHash hash) const { cache_.prefetch(hash); }
 
-  uint32_t ref_count(BlockId block) const { return blocks_[block].ref_count; }
+  uint32_t ref_count(BlockId block) const {
+    check_id(block);
+    return blocks_[block].ref_count;
+  }
   std::optional<BlockHash> block_hash(BlockId block) const;
   // The free blocks, next to be reused first.
   void eviction_order(std::vector<BlockId>* out) const { policy_->eviction_order(out); }
@@ -145,6 +149,14 @@ class BlockPool {
   void remove_copy(BlockId block);
   void check_copies(BlockId head, uint32_t* num_hashed) const;
   void send_to_sink(std::span<const BlockHash> hashes);
+  // Checks that a caller's `block` is one of this pool's ids (the ids the free queue hands out
+  // are in range by construction). One compare inline; the failing KVSIM_CHECK and its message
+  // are out of line (cold), so the hot callers carry no message-building code.
+  void check_id(BlockId block) const {
+    if (block >= blocks_.size()) [[unlikely]]
+      fail_out_of_range(block);
+  }
+  [[noreturn]] [[gnu::cold]] void fail_out_of_range(BlockId block) const;
   void prefetch_cache_slot(BlockId block) const {
     if (blocks_[block].hashed) cache_.prefetch(blocks_[block].hash);
   }
