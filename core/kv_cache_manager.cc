@@ -1,5 +1,7 @@
 #include "core/kv_cache_manager.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 
@@ -16,8 +18,8 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 StatusOr<KvCacheManager> KvCacheManager::create(const KvCacheConfig& config) {
   if (config.num_blocks < 2 || config.num_blocks > kMaxNumBlocks) {
     return Status::invalid_argument(
-        "KV cache num_blocks must be in [2, " + std::to_string(kMaxNumBlocks) +
-        "] (block 0 is the null block), got " + std::to_string(config.num_blocks));
+        fmt::format("KV cache num_blocks must be in [2, {}] (block 0 is the null block), got {}",
+                    kMaxNumBlocks, config.num_blocks));
   }
   if (config.block_size == 0) {
     return Status::invalid_argument("KV cache block_size must be at least 1 token");
