@@ -103,6 +103,7 @@ bool BlockPool::evict(BlockId block) {
     event.hash = blocks_[block].hash;
     event_log_->push_back(event);
   }
+  if (last_copy) ++num_evicted_contents_;
   return last_copy;
 }
 

@@ -131,6 +131,9 @@ class BlockPool {
 
   // Cached blocks popped for reuse since construction.
   uint64_t num_evictions() const { return num_evictions_; }
+  // Of those, the evictions of the last block holding their hash: the hashes an EvictionSink
+  // was (or would have been) told. An evicted copy whose twin is still cached is not one.
+  uint64_t num_evicted_contents() const { return num_evicted_contents_; }
   // Events (kEvict) are appended to *log while it is set; nullptr stops recording.
   void set_event_log(std::vector<CacheEvent>* log) { event_log_ = log; }
   // Evicted hashes go to *sink while it is set (nullptr: dropped). The sink must outlive the
@@ -189,6 +192,7 @@ class BlockPool {
   uint32_t num_hashed_ = 0;
   uint32_t num_cached_free_ = 0;
   uint64_t num_evictions_ = 0;
+  uint64_t num_evicted_contents_ = 0;
   std::vector<CacheEvent>* event_log_ = nullptr;
   EvictionSink* eviction_sink_ = nullptr;
 };

@@ -473,11 +473,12 @@ void Cluster::check_invariants() const {
   for (const auto& engine : engines_) engine->cache().check_invariants();
   for (const TierInstance& tier : tiers_) {
     tier.pool->check_invariants();
-    // What came in = what the pools directly above evicted.
+    // What came in = what the pools directly above evicted (a device pool's evicted copy
+    // whose twin is still cached sends nothing down).
     uint64_t inflow = 0;
     for (uint32_t r = 0; r < engines_.size(); ++r) {
       if (tier.owner && *tier.owner != r) continue;
-      if (tier.tier == 0) inflow += engines_[r]->cache().pool().num_evictions();
+      if (tier.tier == 0) inflow += engines_[r]->cache().pool().num_evicted_contents();
     }
     for (const TierInstance& above : tiers_) {
       if (above.tier + 1 != tier.tier) continue;

@@ -184,8 +184,10 @@ void Scheduler::schedule_waiting(uint64_t* budget, StepPlan* plan) {
     // test allocate_slots makes); checking first saves it a pass over the hit when it fails.
     // The new blocks are those of the whole prompt less the hit, not of this chunk: vLLM's
     // scheduler_reserve_full_isl (its default) admits a chunked prompt only when all of it fits.
+    // With an attention window the sequence never holds its whole prompt: the chunk is checked.
     const uint64_t block = cache_->block_size();
-    const uint64_t new_blocks = ceil_div(hit_.num_tokens + needed, block) - hit_.num_blocks();
+    const uint64_t gated = limits_.attention_window_tokens == 0 ? needed : num_tokens;
+    const uint64_t new_blocks = ceil_div(hit_.num_tokens + gated, block) - hit_.num_blocks();
     if (new_blocks + hit_.num_free_blocks > cache_->num_free_blocks()) return;
     if (!cache_->allocate_slots(request.id, num_tokens, hit_)) return;
     waiting_.pop_front();
