@@ -38,6 +38,8 @@ ReplicaSummary summarize_replica(const Cluster& cluster, size_t r) {
   return out;
 }
 
+// Counts in blocks (a tier's entries are chunks of blocks_per_chunk blocks; shared tiers
+// need one block geometry, so every replica has the same chunk).
 TierSummary summarize_tier(const Cluster& cluster, size_t t) {
   const TierConfig& config = cluster.config().tiers[t];
   const ClusterStats& stats = cluster.stats();
@@ -48,13 +50,15 @@ TierSummary summarize_tier(const Cluster& cluster, size_t t) {
   long double resident_ns = 0;
   for (const TierInstance& instance : cluster.tiers()) {
     if (instance.tier != t) continue;
+    const uint64_t chunk =
+        cluster.replica_tiers(instance.owner < 0 ? 0 : instance.owner)->blocks_per_chunk();
     const TierStats s = instance.pool->stats();
-    out.slots += instance.pool->num_slots();
-    out.stored_blocks += s.stored;
-    out.refreshed_blocks += s.refreshed;
-    out.evicted_blocks += s.evicted;
-    out.hit_blocks += s.hit_blocks;
-    resident_ns += instance.resident_block_ns;
+    out.slots += uint64_t{instance.pool->num_slots()} * chunk;
+    out.stored_blocks += s.stored * chunk;
+    out.refreshed_blocks += s.refreshed * chunk;
+    out.evicted_blocks += s.evicted * chunk;
+    out.hit_blocks += s.hits * chunk;
+    resident_ns += instance.resident_block_ns * chunk;
     out.usage_peak =
         std::max(out.usage_peak, ratio(instance.peak_resident, instance.pool->num_slots()));
   }
@@ -62,8 +66,8 @@ TierSummary summarize_tier(const Cluster& cluster, size_t t) {
                          static_cast<double>(stats.last_event_ns) * static_cast<double>(out.slots));
   int64_t queue_ns = 0;
   for (size_t r = 0; r < cluster.num_replicas(); ++r) {
-    const TierLoadStats& load = cluster.replica_tiers(r)->load_stats(t);
-    out.loads += load.loads;
+    const TierTransferStats& load = cluster.replica_tiers(r)->load_stats(t);
+    out.loads += load.transfers;
     out.load_bytes += load.bytes;
     out.load_busy_s += seconds(load.busy_ns);
     queue_ns += load.queue_ns;

@@ -13,6 +13,8 @@ const char* transfer_kind_name(const TransferRecord& t) {
       return t.to_host ? "swap_out" : "swap_in";
     case TransferKind::kTierLoad:
       return "tier_load";
+    case TransferKind::kTierWrite:
+      return "tier_write";
     case TransferKind::kKv:
       return "kv";
   }

@@ -12,6 +12,7 @@ constexpr int kSwapOutTid = 2;
 constexpr int kSwapInTid = 3;
 constexpr int kTierLoadTid = 4;
 constexpr int kKvInTid = 5;
+constexpr int kTierWriteTid = 6;
 constexpr int kFirstReplicaPid = 3;
 
 const char* const kMetadata =
@@ -39,14 +40,17 @@ StatusOr<std::unique_ptr<ChromeTraceWriter>> ChromeTraceWriter::create(
   file->write("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
   file->write(
       "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"args\":{\"name\":\"requests\"}}");
-  const char* const threads[] = {"iterations", "swap out (device to host)",
-                                 "swap in (host to device)", "loads from lower KV tiers",
-                                 "KV in (from prefill)"};
+  const char* const threads[] = {"iterations",
+                                 "swap out (device to host)",
+                                 "swap in (host to device)",
+                                 "loads from lower KV tiers",
+                                 "KV in (from prefill)",
+                                 "writes to lower KV tiers"};
   for (size_t r = 0; r < replica_names.size(); ++r) {
     const std::string pid = std::to_string(kFirstReplicaPid + r);
     file->write(",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + pid +
                 ",\"args\":{\"name\":\"replica " + replica_names[r] + "\"}}");
-    for (int tid = 1; tid <= kKvInTid; ++tid) {
+    for (int tid = 1; tid <= kTierWriteTid; ++tid) {
       file->write(",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":" +
                   std::to_string(tid) + ",\"args\":{\"name\":\"" + threads[tid - 1] + "\"}}");
     }
@@ -133,6 +137,8 @@ void ChromeTraceWriter::on_transfer(const TransferRecord& t) {
                 t.start_ns);
   } else if (t.kind == TransferKind::kTierLoad) {
     begin_event("tier load", 'X', pid, kTierLoadTid, t.start_ns);
+  } else if (t.kind == TransferKind::kTierWrite) {
+    begin_event("tier write", 'X', pid, kTierWriteTid, t.start_ns);
   } else {
     begin_event("kv transfer", 'X', pid, kKvInTid, t.start_ns);
   }

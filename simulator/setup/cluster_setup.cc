@@ -64,6 +64,8 @@ StatusOr<ClusterSetup> prepare_cluster(const Scenario& s) {
   setup.decode_router = s.disaggregation.decode_router;
   setup.disaggregated = s.disaggregation.present;
   setup.tiers = tier_configs(s.tiers);
+  setup.tier_chunk_tokens = s.tiers.chunk_tokens;
+  setup.tier_write_policy = s.tiers.write_policy;
   if (!setup.tiers.empty() && !s.cache.prefix_caching) {
     return Status::invalid_argument(
         "tiers: a tiered KV pool keeps prefix blocks; it needs cache.prefix_caching: true");
@@ -113,6 +115,8 @@ ClusterConfig cluster_config(const ClusterSetup& setup) {
     config.link.latency_ns = std::llround(setup.link.latency_s * 1e9);
   }
   config.tiers = setup.tiers;
+  config.tier_chunk_tokens = setup.tier_chunk_tokens;
+  config.tier_write_policy = setup.tier_write_policy;
   return config;
 }
 
