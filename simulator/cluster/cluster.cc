@@ -160,18 +160,6 @@ Status Cluster::check_tier_layout() const {
   return Status::ok();
 }
 
-StatusOr<uint32_t> Cluster::blocks_per_chunk(uint32_t r) const {
-  const uint32_t block = config_.replicas[r].engine.cache.block_size;
-  const uint32_t chunk = config_.tier_chunk_tokens;
-  if (chunk == 0) return 1u;
-  if (chunk % block != 0) {
-    return Status::invalid_argument("tiers.chunk_tokens: " + std::to_string(chunk) +
-                                    " is not a multiple of replica " + config_.replicas[r].name +
-                                    "'s block size (" + std::to_string(block) + " tokens)");
-  }
-  return chunk / block;
-}
-
 // One TierPool per (tier, replica), or one per shared tier, of slots of one chunk each; each
 // replica's stack top to bottom. on_evict: every pool's evictions go to the tier below and
 // HBM's to the replica's ReplicaTiers; write_through: evictions are dropped.
@@ -189,7 +177,10 @@ Status Cluster::build_tiers() {
   KVSIM_RETURN_IF_ERROR(check_tier_layout());
   std::vector<uint32_t> chunks(n);
   for (uint32_t r = 0; r < n; ++r) {
-    KVSIM_ASSIGN_OR_RETURN(chunks[r], blocks_per_chunk(r));
+    const ReplicaConfig& replica = config_.replicas[r];
+    KVSIM_ASSIGN_OR_RETURN(
+        chunks[r],
+        blocks_per_chunk(config_.tier_chunk_tokens, replica.engine.cache.block_size, replica.name));
   }
   std::vector<std::vector<TierPool*>> stacks(n, std::vector<TierPool*>(k, nullptr));
   for (size_t t = 0; t < k; ++t) {

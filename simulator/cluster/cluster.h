@@ -192,8 +192,6 @@ class Cluster final : private RouterView {
   Cluster(const ClusterConfig& config, std::unique_ptr<RequestSource> source);
   Status build_tiers();
   Status check_tier_layout() const;
-  // Replica r's blocks per chunk, or an error when the chunk is not a multiple of its blocks.
-  StatusOr<uint32_t> blocks_per_chunk(uint32_t r) const;
   uint64_t tier_inflow(const TierInstance& tier) const;
 
   // RouterView

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "core/status.h"
@@ -24,6 +25,11 @@ enum class TierWritePolicy : uint8_t { kOnEvict, kWriteThrough };
 std::string_view tier_write_policy_name(TierWritePolicy policy);
 // An unknown name lists the valid ones.
 StatusOr<TierWritePolicy> parse_tier_write_policy(std::string_view name);
+
+// The blocks of `block_size` tokens in a chunk of `chunk_tokens` (0: one block), or an error
+// naming tiers.chunk_tokens and `replica` when the chunk is not a multiple of the block.
+StatusOr<uint32_t> blocks_per_chunk(uint32_t chunk_tokens, uint32_t block_size,
+                                    const std::string& replica);
 
 // The tiers' layout for one replica.
 struct TierChunking {

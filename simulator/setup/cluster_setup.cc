@@ -43,6 +43,16 @@ std::vector<TierConfig> tier_configs(const TiersSection& section) {
   return tiers;
 }
 
+// tiers.chunk_tokens is a multiple of the replica's block size (the error at the field).
+Status check_chunk(const Scenario& s, const ReplicaSetup& replica) {
+  const Status chunked =
+      blocks_per_chunk(s.tiers.chunk_tokens, replica.engine.cache.block_size, replica.name)
+          .status();
+  const ConfigNode* field = s.tree.find_path("tiers.chunk_tokens");
+  if (chunked.is_ok() || field == nullptr) return chunked;
+  return error_at(field->mark(), chunked.message());
+}
+
 }  // namespace
 
 Scenario replica_scenario(const Scenario& s, const ReplicaGroup& group) {
@@ -90,6 +100,7 @@ StatusOr<ClusterSetup> prepare_cluster(const Scenario& s) {
       replica.engine = engine.engine;
       replica.engine.replica = index;
       replica.engine.scheduler.role = replica.role;
+      if (!setup.tiers.empty()) KVSIM_RETURN_IF_ERROR(check_chunk(s, replica));
       setup.replicas.push_back(std::move(replica));
     }
   }

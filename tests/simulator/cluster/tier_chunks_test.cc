@@ -65,6 +65,12 @@ TEST(TierChunks, ALookupHitsWholeChunksAndLoadsThemWhole) {
   const TierStats dram = run->cluster->tiers()[0].pool->stats();
   EXPECT_EQ(dram.hits, 2u);
   EXPECT_GE(dram.stored, 2u);  // A's chunks 0 and 1 (and B's, as they leave HBM)
+  const ClusterSummary summary = summarize_cluster(*run->cluster);
+  EXPECT_FALSE(summary.tier_write_through);
+  EXPECT_EQ(summary.tiers[0].hit_chunks, 2u);
+  EXPECT_EQ(summary.tiers[0].hit_blocks, 8u);
+  EXPECT_EQ(summary.tiers[0].written_bytes, dram.stored * kChunkBytes);  // demoted, new
+  EXPECT_EQ(summary.tiers[0].writes, 0u);
 }
 
 // Write-through into DRAM and SSD: A (11 full blocks) writes its 2 full chunks into each
@@ -120,6 +126,18 @@ TEST(TierChunks, WriteThroughMovesExactlyTheNewFullChunks) {
   const RequestRecord* c = run->recorder.find(2);
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->cached_prompt_tokens, 128u);
+  // The summary: bytes written down per tier, and the TTFT the loads added (C's load only).
+  const ClusterSummary summary = summarize_cluster(*run->cluster);
+  EXPECT_TRUE(summary.tier_write_through);
+  for (const TierSummary& tier : summary.tiers) {
+    EXPECT_EQ(tier.chunk_tokens, kChunkTokens);
+    EXPECT_EQ(tier.written_bytes, 8 * kChunkBytes) << tier.name;
+    EXPECT_EQ(tier.writes, 3u) << tier.name;  // A, B and D
+  }
+  EXPECT_EQ(summary.tiers[0].hit_chunks, 2u);
+  EXPECT_EQ(summary.tiers[0].load_bytes, 2 * kChunkBytes);
+  EXPECT_EQ(summary.tier_load_wait_s.count, 1u);
+  EXPECT_DOUBLE_EQ(summary.tier_load_wait_s.mean, 1.3e-3);  // 0.5 ms + 8 MiB at 10 MiB/ms
   const RequestRecord* d = run->recorder.find(3);
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->cached_prompt_tokens, 160u);
