@@ -3,18 +3,18 @@
 #include <algorithm>
 
 #include "core/text_format.h"
+#include "core/units.h"
 
 namespace kvsim::sim {
 namespace {
 
-double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 ReplicaSummary summarize_replica(const Cluster& cluster, size_t r) {
   const Engine& engine = cluster.replica(r);
   const ReplicaConfig& config = cluster.replica_config(r);
   const EngineStats& s = engine.stats();
-  const double duration_s = seconds(cluster.stats().last_event_ns);
+  const double duration_s = ns_to_s(cluster.stats().last_event_ns);
   ReplicaSummary out;
   out.name = config.name;
   out.role = engine.config().scheduler.role;
@@ -50,7 +50,7 @@ TierSummary summarize_tier(const Cluster& cluster, size_t t) {
   long double resident_ns = 0;
   for (const TierInstance& instance : cluster.tiers()) {
     if (instance.tier != t) continue;
-    const ReplicaTiers& owner = *cluster.replica_tiers(instance.owner < 0 ? 0 : instance.owner);
+    const ReplicaTiers& owner = *cluster.replica_tiers(instance.owner.value_or(0));
     const uint64_t chunk = owner.blocks_per_chunk();
     const TierStats s = instance.pool->stats();
     out.chunk_tokens = chunk * cluster.replica_config(0).engine.cache.block_size;
@@ -72,15 +72,15 @@ TierSummary summarize_tier(const Cluster& cluster, size_t t) {
     const TierTransferStats& load = cluster.replica_tiers(r)->load_stats(t);
     out.loads += load.transfers;
     out.load_bytes += load.bytes;
-    out.load_busy_s += seconds(load.busy_ns);
+    out.load_busy_s += ns_to_s(load.busy_ns);
     queue_ns += load.queue_ns;
     const TierTransferStats& write = cluster.replica_tiers(r)->write_stats(t);
     out.writes += write.transfers;
-    out.write_busy_s += seconds(write.busy_ns);
+    out.write_busy_s += ns_to_s(write.busy_ns);
     write_queue_ns += write.queue_ns;
   }
-  out.load_queue_s_mean = ratio(seconds(queue_ns), static_cast<double>(out.loads));
-  out.write_queue_s_mean = ratio(seconds(write_queue_ns), static_cast<double>(out.writes));
+  out.load_queue_s_mean = ratio(ns_to_s(queue_ns), static_cast<double>(out.loads));
+  out.write_queue_s_mean = ratio(ns_to_s(write_queue_ns), static_cast<double>(out.writes));
   out.prefix_cache_hit_rate = ratio(static_cast<double>(stats.lower_hit_tokens[t]),
                                     static_cast<double>(stats.prompt_tokens));
   return out;
@@ -96,7 +96,7 @@ LatencySummary summarize_load_waits(const Cluster& cluster) {
   std::vector<double> waits;
   for (size_t r = 0; r < cluster.num_replicas(); ++r) {
     if (cluster.replica_tiers(r) == nullptr) continue;
-    for (int64_t ns : cluster.replica_tiers(r)->load_waits_ns()) waits.push_back(seconds(ns));
+    for (int64_t ns : cluster.replica_tiers(r)->load_waits_ns()) waits.push_back(ns_to_s(ns));
   }
   return summarize_latencies(&waits);
 }
@@ -122,7 +122,7 @@ ClusterSummary summarize_cluster(const Cluster& cluster) {
     const KvLinkStats& link = stats.links[i];
     if (link.transfers == 0) continue;
     out.links.push_back({config.replicas[i / n].name + "_to_" + config.replicas[i % n].name,
-                         link.transfers, link.bytes, seconds(link.busy_ns)});
+                         link.transfers, link.bytes, ns_to_s(link.busy_ns)});
   }
   out.hbm_hit_rate =
       ratio(static_cast<double>(stats.hbm_hit_tokens), static_cast<double>(stats.prompt_tokens));

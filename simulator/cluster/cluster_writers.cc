@@ -1,11 +1,10 @@
 #include "simulator/cluster/cluster_writers.h"
 
+#include "core/units.h"
 #include "simulator/cluster/cluster_summary.h"
 
 namespace kvsim::sim {
 namespace {
-
-double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 const char* transfer_kind_name(const TransferRecord& t) {
   switch (t.kind) {
@@ -50,7 +49,7 @@ ClusterTimeseriesWriter::ClusterTimeseriesWriter(std::unique_ptr<OutputFile> rep
       last_tokens_(cluster->num_replicas(), 0) {}
 
 void ClusterTimeseriesWriter::emit_row(int64_t time_ns) {
-  const double time_s = seconds(time_ns);
+  const double time_s = ns_to_s(time_ns);
   for (size_t r = 0; r < cluster_->num_replicas(); ++r) {
     const Engine& engine = cluster_->replica(r);
     const EngineSnapshot s = engine.snapshot();
@@ -75,7 +74,7 @@ void ClusterTimeseriesWriter::emit_row(int64_t time_ns) {
   }
   if (tiers_ == nullptr) return;
   for (const TierInstance& tier : cluster_->tiers()) {
-    const ReplicaTiers& owner = *cluster_->replica_tiers(tier.owner < 0 ? 0 : tier.owner);
+    const ReplicaTiers& owner = *cluster_->replica_tiers(tier.owner.value_or(0));
     const uint64_t chunk = owner.blocks_per_chunk();
     uint64_t loaded_bytes = 0;  // by the replicas this pool serves
     for (size_t r = 0; r < cluster_->num_replicas(); ++r) {
@@ -88,7 +87,7 @@ void ClusterTimeseriesWriter::emit_row(int64_t time_ns) {
     f.write(",");
     f.write(tier.pool->name());
     f.write(",");
-    f.write(tier.owner < 0 ? "shared" : cluster_->replica_config(tier.owner).name);
+    f.write(tier.owner ? cluster_->replica_config(*tier.owner).name : "shared");
     f.write(",");
     f.write_uint(uint64_t{tier.pool->num_slots()} * chunk);
     f.write(",");
@@ -139,11 +138,11 @@ void TransfersCsvWriter::on_transfer(const TransferRecord& t) {
   f.write(",");
   f.write_uint(t.bytes);
   f.write(",");
-  f.write_double(seconds(t.ready_ns));
+  f.write_double(ns_to_s(t.ready_ns));
   f.write(",");
-  f.write_double(seconds(t.start_ns));
+  f.write_double(ns_to_s(t.start_ns));
   f.write(",");
-  f.write_double(seconds(t.end_ns));
+  f.write_double(ns_to_s(t.end_ns));
   f.write("\n");
 }
 

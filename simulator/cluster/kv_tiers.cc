@@ -80,8 +80,8 @@ void ReplicaTiers::take(std::span<const BlockHash> hashes, uint32_t hit_blocks,
   }
 }
 
-std::pair<int64_t, int64_t> ReplicaTiers::schedule(size_t t, Queue& queue, uint64_t chunks,
-                                                   int64_t ready_ns) {
+ReplicaTiers::TransferSpan ReplicaTiers::schedule(size_t t, Queue& queue, uint64_t chunks,
+                                                 int64_t ready_ns) {
   const uint64_t bytes = chunks * bytes_per_chunk();
   const int64_t start = std::max(ready_ns, queue.free_ns);
   const int64_t end = start + transfer_ns(bytes, paths_[t].bytes_per_s, paths_[t].latency_ns);
@@ -92,22 +92,17 @@ std::pair<int64_t, int64_t> ReplicaTiers::schedule(size_t t, Queue& queue, uint6
   stats.bytes += bytes;
   stats.busy_ns += end - start;
   stats.queue_ns += start - ready_ns;
-  return {start, end};
+  return {.start_ns = start, .end_ns = end};
 }
 
 TransferRecord ReplicaTiers::record_of(const SimRequest& request, TransferKind kind, size_t t,
-                                       int64_t ready_ns, std::pair<int64_t, int64_t> span,
+                                       int64_t ready_ns, TransferSpan span,
                                        uint64_t chunks) const {
-  TransferRecord record;
-  record.request_id = request.id;
-  record.to_host = kind == TransferKind::kTierWrite;
-  record.kind = kind;
-  record.ready_ns = ready_ns;
-  record.start_ns = span.first;
-  record.end_ns = span.second;
-  record.bytes = chunks * bytes_per_chunk();
+  TransferRecord record =
+      TransferRecord::of(kind, request.id, ready_ns, span.start_ns, span.end_ns,
+                         chunks * bytes_per_chunk(), replica_, replica_);
+  record.to_host = kind == TransferKind::kTierWrite;  // down, away from HBM
   record.tier = static_cast<int32_t>(t);
-  record.from_replica = record.to_replica = static_cast<int32_t>(replica_);
   return record;
 }
 
@@ -145,7 +140,7 @@ void ReplicaTiers::start(uint32_t slot, SimRequest& request, const ExternalKv& k
     const uint64_t chunks = ceil_div(uint64_t{kv.blocks_per_tier[t]}, uint64_t{chunk_});
     const auto span = schedule(t, load_queues_[t], chunks, now);
     transfers.wait_for(slot, record_of(request, TransferKind::kTierLoad, t, now, span, chunks));
-    last_end = std::max(last_end, span.second);
+    last_end = std::max(last_end, span.end_ns);
   }
   if (last_end > now) load_waits_ns_.push_back(last_end - now);
 }
@@ -191,7 +186,7 @@ void ReplicaTiers::write_new_chunks(const SimRequest& request, std::span<const B
     if (stored == 0) continue;
     const auto span = schedule(t, write_queues_[t], stored, ready);
     transfers.record(record_of(request, TransferKind::kTierWrite, t, ready, span, stored));
-    ready = span.second;
+    ready = span.end_ns;
   }
 }
 

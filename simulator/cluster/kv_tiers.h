@@ -157,9 +157,12 @@ class ReplicaTiers final : public KvConnector, public EvictionSink {
     int64_t free_ns = 0;
     TierTransferStats stats;
   };
-  // Schedules `chunks` chunks over tier t's path in `queue`, ready at `ready_ns`;
-  // returns {start, end}.
-  std::pair<int64_t, int64_t> schedule(size_t t, Queue& queue, uint64_t chunks, int64_t ready_ns);
+  struct TransferSpan {
+    int64_t start_ns = 0;
+    int64_t end_ns = 0;
+  };
+  // Schedules `chunks` chunks over tier t's path in `queue`, ready at `ready_ns`.
+  TransferSpan schedule(size_t t, Queue& queue, uint64_t chunks, int64_t ready_ns);
   // The topmost tier holding `key`, or size().
   size_t tier_of(BlockHash key) const;
   void prefetch(BlockHash hash) const;
@@ -169,7 +172,7 @@ class ReplicaTiers final : public KvConnector, public EvictionSink {
   void write_new_chunks(const SimRequest& request, std::span<const BlockHash> hashes,
                         KvTransfers& transfers);
   TransferRecord record_of(const SimRequest& request, TransferKind kind, size_t t, int64_t ready_ns,
-                           std::pair<int64_t, int64_t> span, uint64_t chunks) const;
+                           TransferSpan span, uint64_t chunks) const;
 
   std::vector<TierPool*> tiers_;
   std::vector<TierPath> paths_;

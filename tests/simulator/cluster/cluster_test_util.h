@@ -116,7 +116,7 @@ inline TierConfig dram_tier(double slots, double mib_per_ms, int64_t latency_ns)
 
 // A request whose first `prefix_tokens` tokens are prefix group `group`'s.
 inline RequestSpec grouped(uint64_t id, int64_t arrival_ns, uint32_t prompt, uint32_t output,
-                           int64_t group, uint32_t prefix_tokens) {
+                           uint64_t group, uint32_t prefix_tokens) {
   RequestSpec r = request(id, arrival_ns, prompt, output);
   r.prefix_group = group;
   r.prefix_tokens = prefix_tokens;
@@ -133,7 +133,7 @@ inline std::vector<RequestSpec> pressure_workload() {
     return (state >> 33) % bound;
   };
   for (uint64_t i = 0; i < 400; ++i) {
-    const auto group = static_cast<int64_t>(next(12));
+    const auto group = static_cast<uint64_t>(next(12));
     const auto prefix = static_cast<uint32_t>(64 + 32 * (group % 5));
     requests.push_back(grouped(i, static_cast<int64_t>(i) * kMs / 2,
                                prefix + static_cast<uint32_t>(16 + next(160)),
