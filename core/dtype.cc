@@ -48,6 +48,11 @@ StatusOr<DType> parse_dtype(std::string_view name) {
   return Status::invalid_argument(unknown_name_message("dtype", name, valid));
 }
 
+Status parse_dtype_into(std::string_view name, DType* out) {
+  KVSIM_ASSIGN_OR_RETURN(*out, parse_dtype(name));
+  return Status::ok();
+}
+
 bool is_integer_dtype(DType dtype) { return dtype == DType::kInt8 || dtype == DType::kInt4; }
 
 }  // namespace kvsim

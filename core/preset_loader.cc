@@ -5,41 +5,9 @@
 namespace kvsim {
 namespace {
 
-// Upper bounds that reject absurd values while admitting every real model and device.
-constexpr uint32_t kMaxLayers = 10'000;
-constexpr uint32_t kMaxHeads = 65'536;
-constexpr uint32_t kMaxHeadDim = 65'536;
-constexpr uint32_t kMaxWidth = 1u << 26;
-constexpr uint32_t kMaxPositions = 1u << 31;
-constexpr uint64_t kMaxParams = 10'000'000'000'000'000ull;  // 10^16
-constexpr double kMaxGib = 1u << 20;                        // 1 PiB of device memory
-constexpr double kMaxRate = 1e7;                            // GB/s or TFLOPS
-
-void read_model_shape(ConfigReader& r, ModelSpec& spec) {
-  r.required("num_layers", &spec.num_layers, 1u, kMaxLayers);
-  r.required("hidden_size", &spec.hidden_size, 1u, kMaxWidth);
-  r.required("num_attention_heads", &spec.num_attention_heads, 1u, kMaxHeads);
-  r.required("num_kv_heads", &spec.num_kv_heads, 1u, kMaxHeads);
-  r.required("head_dim", &spec.head_dim, 1u, kMaxHeadDim);
-  r.required("intermediate_size", &spec.intermediate_size, 1u, kMaxWidth);
-  r.required("vocab_size", &spec.vocab_size, 1u, kMaxWidth * 16);
-  r.required("max_position_embeddings", &spec.max_position_embeddings, 1u, kMaxPositions);
-  r.required("num_params", &spec.num_params, 1ull, kMaxParams);
-  spec.num_active_params = spec.num_params;
-  r.optional("num_active_params", &spec.num_active_params, 1ull, kMaxParams);
-  r.required_with("attention", &spec.attention, [](std::string_view text, AttentionKind* out) {
-    KVSIM_ASSIGN_OR_RETURN(*out, parse_attention_kind(text));
-    return Status::ok();
-  });
-  r.optional("sliding_window_tokens", &spec.sliding_window_tokens, 1u, kMaxPositions);
-  r.optional("kv_lora_rank", &spec.kv_lora_rank, 1u, kMaxHeadDim);
-  r.optional("qk_rope_head_dim", &spec.qk_rope_head_dim, 1u, kMaxHeadDim);
-}
-
-Status parse_dtype_into(std::string_view text, DType* out) {
-  KVSIM_ASSIGN_OR_RETURN(*out, parse_dtype(text));
-  return Status::ok();
-}
+// Upper bounds that reject absurd values while admitting every real device.
+constexpr double kMaxGib = 1u << 20;  // 1 PiB of device memory
+constexpr double kMaxRate = 1e7;      // GB/s or TFLOPS
 
 void read_kv_dtypes(ConfigReader& r, DeviceSpec& spec) {
   const ConfigNode* list = r.child("kv_dtypes");
@@ -93,20 +61,6 @@ void read_memory(ConfigReader& r, DeviceSpec& spec) {
 }
 
 }  // namespace
-
-StatusOr<ModelSpec> model_from_config(const ConfigNode& node, const std::string& default_name) {
-  ModelSpec spec;
-  spec.name = default_name;
-  ConfigReader r(node, "model preset");
-  r.optional("name", &spec.name);
-  r.required("source", &spec.source);
-  r.allow("description");
-  read_model_shape(r, spec);
-  KVSIM_RETURN_IF_ERROR(r.finish());
-  Status valid = validate_model(spec);
-  if (!valid.is_ok()) return error_at(node.mark(), valid.message());
-  return spec;
-}
 
 StatusOr<DeviceSpec> device_from_config(const ConfigNode& node, const std::string& default_name) {
   DeviceSpec spec;
