@@ -48,16 +48,19 @@ void read_nz_widths(ConfigReader& r, DeviceSpec& spec) {
 void read_memory(ConfigReader& r, DeviceSpec& spec) {
   double gib = 0;
   double gb = 0;
+  double mib = 0;
   r.optional("memory_gib", &gib, 1e-3, kMaxGib);
   r.optional("memory_gb", &gb, 1e-3, kMaxGib);
+  r.optional("memory_mib", &mib, 1e-3, kMaxGib * 1024);
   if (!r.status().is_ok()) return;
-  if ((gib > 0) == (gb > 0)) {
+  if ((gib > 0) + (gb > 0) + (mib > 0) != 1) {
     return r.fail(
-        "give the device memory as exactly one of memory_gib (2^30 bytes) or "
-        "memory_gb (vendor GB, 10^9 bytes)");
+        "give the device memory as exactly one of memory_gib (2^30 bytes), memory_gb "
+        "(vendor GB, 10^9 bytes) or memory_mib (2^20 bytes, as nvidia-smi and npu-smi report)");
   }
-  spec.memory_bytes =
-      gib > 0 ? static_cast<uint64_t>(gib * 1073741824.0) : static_cast<uint64_t>(gb * 1e9);
+  spec.memory_bytes = gib > 0  ? static_cast<uint64_t>(gib * 1073741824.0)
+                      : gb > 0 ? static_cast<uint64_t>(gb * 1e9)
+                               : static_cast<uint64_t>(mib * 1048576.0);
 }
 
 }  // namespace

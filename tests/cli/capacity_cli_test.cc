@@ -56,7 +56,7 @@ TEST(CapacityCliTest, AllDevicesTable) {
   EXPECT_THAT(result.out, HasSubstr("h200"));
   const json all = run_json("capacity --model llama3-8b --device all");
   ASSERT_TRUE(all.is_array());
-  EXPECT_EQ(all.size(), 10u);
+  EXPECT_EQ(all.size(), 23u);
 }
 
 TEST(CapacityCliTest, BadInputExitsWithTwoAndAMessage) {
