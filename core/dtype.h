@@ -33,8 +33,6 @@ std::string_view dtype_name(DType dtype);
 
 // Parses a dtype name; an unknown name lists the valid ones.
 StatusOr<DType> parse_dtype(std::string_view name);
-// parse_dtype as ConfigReader::required_with / optional_with want it.
-Status parse_dtype_into(std::string_view name, DType* out);
 
 // True for int8 and int4, the integer types that carry quantization scales.
 bool is_integer_dtype(DType dtype);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/checked_math.h"
+#include "core/units.h"
 
 namespace kvsim {
 namespace {
@@ -82,7 +83,7 @@ uint32_t block_for_states(const std::vector<SpecSource>& specs, const KvStorage&
   LayerKind attention_kind = LayerKind::kFull;
   for (const SpecSource& s : specs) {
     if (s.group.kind == LayerKind::kRecurrent) {
-      state_bytes = std::max(state_bytes, ceil_div(s.state_bits, 8));
+      state_bytes = std::max(state_bytes, ceil_div(s.state_bits, kBitsPerByte));
     } else if (const uint64_t page = kv_bytes_per_block_nd(s.layer_shape, storage, 1);
                page > attention_1_token) {
       attention_1_token = page;
@@ -109,7 +110,7 @@ void cut_groups(KvCachePlan* plan) {
     const uint32_t layers = plan->specs[i].num_layers;
     const uint32_t num_groups = static_cast<uint32_t>(ceil_div(layers, plan->layers_per_group));
     for (uint32_t j = 0; j < num_groups; ++j) {
-      plan->groups.push_back({i, (layers - j + num_groups - 1) / num_groups});
+      plan->groups.push_back({i, ceil_div(layers - j, num_groups)});
     }
     plan->num_padding_layers += num_groups * plan->layers_per_group - layers;
   }
@@ -123,7 +124,7 @@ KvCachePlan uniform_plan(const std::vector<SpecSource>& sources, const KvStorage
   for (const SpecSource& s : sources) {
     KvCacheSpec spec{s.group.kind, s.group.num_layers, s.group.window_tokens, 0, 0, 0};
     if (s.group.kind == LayerKind::kRecurrent) {
-      spec.real_page_bytes = ceil_div(s.state_bits, 8);
+      spec.real_page_bytes = ceil_div(s.state_bits, kBitsPerByte);
     } else {
       spec.block_size = block;
       spec.real_page_bytes = attention_page(s, storage, block, nz, nz_width);
@@ -193,7 +194,7 @@ StatusOr<KvCachePlan> plan_kv_cache(const ModelSpec& model, const KvStorage& sto
   for (const SpecSource& s : sources) {
     KvCacheSpec spec{s.group.kind, s.group.num_layers, s.group.window_tokens, 0, 0, largest};
     if (s.group.kind == LayerKind::kRecurrent) {
-      spec.real_page_bytes = ceil_div(s.state_bits, 8);
+      spec.real_page_bytes = ceil_div(s.state_bits, kBitsPerByte);
     } else {
       const uint64_t page = attention_page(s, storage, block, nz, nz_width);
       if (largest % page != 0) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/checked_math.h"
+#include "core/units.h"
 
 namespace kvsim {
 namespace {
@@ -79,7 +80,7 @@ uint64_t kv_bytes_per_block_nd(const KvShape& shape, const KvStorage& storage,
   for (uint32_t t = 0; t < shape.num_tensors; ++t) {
     const uint64_t tensor_bits =
         uint64_t{block_size} * shape.heads * vector_bits(shape.tensor_elements(t), storage);
-    per_layer += ceil_div(tensor_bits, 8);
+    per_layer += ceil_div(tensor_bits, kBitsPerByte);
   }
   return uint64_t{shape.num_layers} * per_layer;
 }
@@ -102,7 +103,7 @@ uint64_t kv_bytes_per_block_nz(const KvShape& shape, const KvStorage& storage, u
     const uint64_t data_bits = layout.nz_elements() * dtype_bits(storage.dtype);
     const uint64_t scale_bits =
         uint64_t{block_size} * shape.heads * scale_bits_per_vector(layout.head_dim, storage);
-    per_layer += ceil_div(data_bits + scale_bits, 8);
+    per_layer += ceil_div(data_bits + scale_bits, kBitsPerByte);
   }
   return uint64_t{shape.num_layers} * per_layer;
 }

@@ -1,6 +1,7 @@
 #include "core/model_config.h"
 
 #include "core/config_reader.h"
+#include "core/enum_names.h"
 
 namespace kvsim {
 namespace {
@@ -53,7 +54,7 @@ void read_ffn(ConfigReader& r, ModelSpec& spec) {
 Status read_quantization(const ConfigNode& node, WeightQuantization* q) {
   ConfigReader r(node, "weight_quantization");
   r.required("method", &q->method);
-  r.required_with("dtype", &q->dtype, parse_dtype_into);
+  r.required_with("dtype", &q->dtype, parse_into<parse_dtype>);
   r.optional("group_size", &q->group_size, 1u, kMaxWidth);
   r.optional("group_bits", &q->group_bits, 1u, 1024u);
   r.required("num_params", &q->num_params, 1ull, kMaxParams);
@@ -88,7 +89,7 @@ StatusOr<LayerGroup> read_group(const ConfigNode& node, const ModelSpec& spec) {
   r.optional("ssm_heads", &g.ssm_heads, 1u, kMaxWidth);
   r.optional("ssm_head_dim", &g.ssm_head_dim, 1u, kMaxHeadDim);
   r.optional("ssm_state_size", &g.ssm_state_size, 1u, kMaxHeadDim);
-  r.optional_with("state_dtype", &g.state_dtype, parse_dtype_into);
+  r.optional_with("state_dtype", &g.state_dtype, parse_into<parse_dtype>);
   KVSIM_RETURN_IF_ERROR(r.finish());
   return g;
 }

@@ -1,58 +1,37 @@
 #include "core/model_spec.h"
 
-#include <array>
-#include <vector>
+#include <fmt/format.h>
 
 #include "core/checked_math.h"
-#include "core/names.h"
+#include "core/enum_names.h"
 
 namespace kvsim {
 namespace {
 
-constexpr std::array<std::pair<AttentionKind, std::string_view>, 4> kKinds = {{
+constexpr EnumNames<AttentionKind, 4> kKindNames{{{
     {AttentionKind::kMha, "mha"},
     {AttentionKind::kGqa, "gqa"},
     {AttentionKind::kMqa, "mqa"},
     {AttentionKind::kMla, "mla"},
-}};
+}}};
 
-constexpr std::array<std::pair<LayerKind, std::string_view>, 5> kLayerKinds = {{
+constexpr EnumNames<LayerKind, 5> kLayerKindNames{{{
     {LayerKind::kFull, "full"},
     {LayerKind::kSlidingWindow, "sliding_window"},
     {LayerKind::kMla, "mla"},
     {LayerKind::kRecurrent, "recurrent"},
     {LayerKind::kNone, "none"},
-}};
-
-template <typename Enum, size_t N>
-std::string_view name_in(const std::array<std::pair<Enum, std::string_view>, N>& table,
-                         Enum value) {
-  for (const auto& [known, name] : table) {
-    if (known == value) return name;
-  }
-  KVSIM_CHECK(false, "enum value out of range");
-}
-
-template <typename Enum, size_t N>
-StatusOr<Enum> parse_in(const std::array<std::pair<Enum, std::string_view>, N>& table,
-                        std::string_view what, std::string_view name) {
-  std::vector<std::string> valid;
-  for (const auto& [value, known] : table) {
-    if (known == name) return value;
-    valid.emplace_back(known);
-  }
-  return Status::invalid_argument(unknown_name_message(what, name, valid));
-}
+}}};
 
 Status field_error(const ModelSpec& model, const std::string& message) {
-  return Status::invalid_argument("model '" + model.name + "': " + message);
+  return Status::invalid_argument(fmt::format("model '{}': {}", model.name, message));
 }
 
 Status check_head_counts(const ModelSpec& model) {
   if (model.num_attention_heads % model.num_kv_heads != 0) {
-    return field_error(model, "num_attention_heads (" + std::to_string(model.num_attention_heads) +
-                                  ") must be a multiple of num_kv_heads (" +
-                                  std::to_string(model.num_kv_heads) + ")");
+    return field_error(model, fmt::format("num_attention_heads ({}) must be a multiple of "
+                                          "num_kv_heads ({})",
+                                          model.num_attention_heads, model.num_kv_heads));
   }
   switch (model.attention) {
     case AttentionKind::kMha:
@@ -187,16 +166,16 @@ Status check_quantization(const ModelSpec& model) {
 
 }  // namespace
 
-std::string_view attention_kind_name(AttentionKind kind) { return name_in(kKinds, kind); }
+std::string_view attention_kind_name(AttentionKind kind) { return kKindNames.name(kind); }
 
 StatusOr<AttentionKind> parse_attention_kind(std::string_view name) {
-  return parse_in(kKinds, "attention kind", name);
+  return kKindNames.parse(name, "attention kind");
 }
 
-std::string_view layer_kind_name(LayerKind kind) { return name_in(kLayerKinds, kind); }
+std::string_view layer_kind_name(LayerKind kind) { return kLayerKindNames.name(kind); }
 
 StatusOr<LayerKind> parse_layer_kind(std::string_view name) {
-  return parse_in(kLayerKinds, "layer kind", name);
+  return kLayerKindNames.parse(name, "layer kind");
 }
 
 Status validate_model(const ModelSpec& model) {

@@ -1,6 +1,8 @@
 #include "core/preset_loader.h"
 
 #include "core/config_reader.h"
+#include "core/enum_names.h"
+#include "core/units.h"
 
 namespace kvsim {
 namespace {
@@ -18,7 +20,7 @@ void read_kv_dtypes(ConfigReader& r, DeviceSpec& spec) {
   if (!list->is_sequence()) return r.fail(*list, "kv_dtypes must be a list such as [fp16, int8]");
   for (const ConfigNode& item : list->items()) {
     DType dtype{};
-    Status parsed = item.is_scalar() ? parse_dtype_into(item.text(), &dtype)
+    Status parsed = item.is_scalar() ? parse_into<parse_dtype>(item.text(), &dtype)
                                      : Status::invalid_argument("expected a dtype name");
     if (!parsed.is_ok()) return r.fail(item, "kv_dtypes: " + parsed.message());
     spec.kv_dtypes.push_back(dtype);
@@ -31,7 +33,7 @@ void read_nz_widths(ConfigReader& r, DeviceSpec& spec) {
   if (!map->is_map()) return r.fail(*map, "nz_fractal_width must map dtypes to widths");
   for (const auto& [name, value] : map->entries()) {
     DType dtype{};
-    Status parsed = parse_dtype_into(name, &dtype);
+    Status parsed = parse_into<parse_dtype>(name, &dtype);
     uint64_t width = 0;
     if (parsed.is_ok()) {
       parsed = value.is_scalar() ? parse_uint64(value.text(), &width)
@@ -58,9 +60,9 @@ void read_memory(ConfigReader& r, DeviceSpec& spec) {
         "give the device memory as exactly one of memory_gib (2^30 bytes), memory_gb "
         "(vendor GB, 10^9 bytes) or memory_mib (2^20 bytes, as nvidia-smi and npu-smi report)");
   }
-  spec.memory_bytes = gib > 0  ? static_cast<uint64_t>(gib * 1073741824.0)
-                      : gb > 0 ? static_cast<uint64_t>(gb * 1e9)
-                               : static_cast<uint64_t>(mib * 1048576.0);
+  spec.memory_bytes = gib > 0  ? static_cast<uint64_t>(gib * kBytesPerGiB)
+                      : gb > 0 ? static_cast<uint64_t>(gb * kGB)
+                               : static_cast<uint64_t>(mib * static_cast<double>(kMiB));
 }
 
 }  // namespace
@@ -80,10 +82,7 @@ StatusOr<DeviceSpec> device_from_config(const ConfigNode& node, const std::strin
   r.required("int8_tops", &spec.int8_tops, 1e-3, kMaxRate);
   r.required("interconnect_gbps", &spec.interconnect_gbps, 1e-3, kMaxRate);
   r.required("host_link_gbps", &spec.host_link_gbps, 1e-3, kMaxRate);
-  r.required_with("kv_layout", &spec.kv_layout, [](std::string_view text, KvLayout* out) {
-    KVSIM_ASSIGN_OR_RETURN(*out, parse_kv_layout(text));
-    return Status::ok();
-  });
+  r.required_with("kv_layout", &spec.kv_layout, parse_into<parse_kv_layout>);
   read_nz_widths(r, spec);
   read_kv_dtypes(r, spec);
   r.required("kv_memory_factor", &spec.kv_memory_factor, 1e-3, 1.0);
