@@ -30,9 +30,10 @@ StatusOr<ModelSpec> resolve_model(const ModelOptions& options) {
     model.num_attention_heads = *options.kv_heads;
   }
   if (!model.layer_groups.empty() && (options.layers || options.kv_heads || options.head_dim)) {
-    return Status::invalid_argument("--layers, --kv-heads and --head-dim do not apply to '" +
-                                    model.name + "', whose layer groups differ (" +
-                                    describe_layer_groups(model) + ")");
+    return Status::invalid_argument(
+        fmt::format("--layers, --kv-heads and --head-dim do not apply to '{}', whose layer "
+                    "groups differ ({})",
+                    model.name, describe_layer_groups(model)));
   }
   if (model.attention == AttentionKind::kMla && (options.kv_heads || options.head_dim)) {
     return Status::invalid_argument(

@@ -1,4 +1,6 @@
 // Pieces every architecture reader of the importer shares (core/hf_architectures.h).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -127,8 +129,7 @@ std::vector<LayerKind> layer_types(HfFields& f, uint32_t layers) {
   const std::vector<std::string> names = f.strings("layer_types");
   if (names.empty()) return {};
   if (names.size() != layers) {
-    f.fail("layer_types", "lists " + std::to_string(names.size()) + " layers; the model has " +
-                              std::to_string(layers));
+    f.fail("layer_types", fmt::format("lists {} layers; the model has {}", names.size(), layers));
     return {};
   }
   std::vector<LayerKind> kinds;

@@ -1,5 +1,7 @@
 #include "core/hf_config.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -52,7 +54,7 @@ std::string position(std::string_view text, const std::string& file, size_t byte
       ++column;
     }
   }
-  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+  return fmt::format("{}:{}:{}", file, line, column);
 }
 
 StatusOr<json> parse_json(std::string_view text, const std::string& file) {
@@ -112,15 +114,15 @@ StatusOr<const HfArchitecture*> find_architecture(const json& root, const std::s
 
 std::string describe(const HfImport& in) {
   const ModelSpec& m = in.model;
-  std::string text = in.architecture + ": " + std::to_string(m.num_layers) + " layers";
-  if (!m.layer_groups.empty()) text += " (" + describe_layer_groups(m) + ")";
-  text += ", " + std::string(attention_kind_name(m.attention)) + " " +
-          std::to_string(m.num_attention_heads) + "/" + std::to_string(m.num_kv_heads) + " heads";
-  if (m.sliding_window_tokens > 0)
-    text += ", sliding window " + std::to_string(m.sliding_window_tokens);
+  std::string text = fmt::format("{}: {} layers", in.architecture, m.num_layers);
+  if (!m.layer_groups.empty()) text += fmt::format(" ({})", describe_layer_groups(m));
+  text += fmt::format(", {} {}/{} heads", attention_kind_name(m.attention), m.num_attention_heads,
+                      m.num_kv_heads);
+  if (m.sliding_window_tokens > 0) {
+    text += fmt::format(", sliding window {}", m.sliding_window_tokens);
+  }
   if (m.num_experts > 0) {
-    text += ", " + std::to_string(m.num_experts) + " experts top-" +
-            std::to_string(m.num_experts_per_token);
+    text += fmt::format(", {} experts top-{}", m.num_experts, m.num_experts_per_token);
   }
   text += ", " + format_fixed(static_cast<double>(m.num_params) / 1e9, 2) + "B params";
   if (m.num_active_params != m.num_params) {

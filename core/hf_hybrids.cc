@@ -3,6 +3,8 @@
 // attn_layer_period-th layer, experts every expert_layer_period-th) and Qwen3-Next (gated
 // delta-net layers beside gated attention, layer_types or full_attention_interval). Their
 // recurrent groups carry vLLM's mamba state shapes (core/model_spec.h LayerGroup).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 
@@ -33,7 +35,7 @@ void read_nemotron_h(HfFields& f, HfImport* out) {
   const std::string pattern = f.text_field("hybrid_override_pattern", "");
   if (pattern.size() != s.layers) {
     f.fail("hybrid_override_pattern",
-           "must give one of M, *, - per layer (" + std::to_string(s.layers) + " layers)");
+           fmt::format("must give one of M, *, - per layer ({} layers)", s.layers));
     return;
   }
   const uint64_t h = s.hidden, heads = f.need("mamba_num_heads");

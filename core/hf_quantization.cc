@@ -1,5 +1,7 @@
 // quantization_config -> WeightQuantization (core/hf_config.h lists the methods and what each
 // stores per weight).
+#include <fmt/format.h>
+
 #include <string>
 
 #include "core/hf_architectures.h"
@@ -31,7 +33,7 @@ Status integer_width(HfFields& q, std::string_view key, DType* dtype) {
     *dtype = bits == 4 ? DType::kInt4 : DType::kInt8;
     return Status::ok();
   }
-  q.fail(key, "must be 4 or 8, got " + std::to_string(bits));
+  q.fail(key, fmt::format("must be 4 or 8, got {}", bits));
   return q.status();
 }
 
@@ -68,7 +70,7 @@ void read_compressed_tensors(HfFields& q, WeightQuantization* out) {
   const bool is_float = weights.text_field("type", "int") == "float";
   out->dtype = is_float ? DType::kFp8 : bits == 4 ? DType::kInt4 : DType::kInt8;
   if ((is_float && bits != 8) || (!is_float && bits != 4 && bits != 8)) {
-    q.fail("config_groups", "weights of " + std::to_string(bits) + " bits are not supported");
+    q.fail("config_groups", fmt::format("weights of {} bits are not supported", bits));
   }
   if (weights.text_field("strategy", "") == "group") {
     out->group_size = group_size(weights);

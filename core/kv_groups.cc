@@ -1,5 +1,7 @@
 #include "core/kv_groups.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 
@@ -21,8 +23,8 @@ uint32_t kernel_alignment(LayerKind attention_kind) {
 StatusOr<uint64_t> state_elements_per_device(const LayerGroup& g, uint32_t tp) {
   if (g.conv_dim % tp != 0 || g.ssm_heads % tp != 0) {
     return Status::invalid_argument(
-        "--tp " + std::to_string(tp) + " must divide the recurrent state's conv_dim (" +
-        std::to_string(g.conv_dim) + ") and ssm_heads (" + std::to_string(g.ssm_heads) + ")");
+        fmt::format("--tp {} must divide the recurrent state's conv_dim ({}) and ssm_heads ({})",
+                    tp, g.conv_dim, g.ssm_heads));
   }
   return uint64_t{g.conv_state_tokens} * (g.conv_dim / tp) +
          uint64_t{g.ssm_heads / tp} * g.ssm_head_dim * g.ssm_state_size;
@@ -198,9 +200,10 @@ StatusOr<KvCachePlan> plan_kv_cache(const ModelSpec& model, const KvStorage& sto
     } else {
       const uint64_t page = attention_page(s, storage, block, nz, nz_width);
       if (largest % page != 0) {
-        return Status::invalid_argument("model '" + model.name + "': attention pages of " +
-                                        std::to_string(page) + " and " + std::to_string(largest) +
-                                        " bytes do not divide (vLLM cannot unify them either)");
+        return Status::invalid_argument(
+            fmt::format("model '{}': attention pages of {} and {} bytes do not divide (vLLM "
+                        "cannot unify them either)",
+                        model.name, page, largest));
       }
       spec.block_size = static_cast<uint32_t>(block * (largest / page));
       spec.real_page_bytes = largest;

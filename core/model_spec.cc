@@ -137,12 +137,12 @@ Status check_groups(const ModelSpec& model) {
   uint64_t layers = 0;
   for (size_t i = 0; i < model.layer_groups.size(); ++i) {
     KVSIM_RETURN_IF_ERROR(
-        check_group(model, model.layer_groups[i], "layer_groups[" + std::to_string(i) + "]"));
+        check_group(model, model.layer_groups[i], fmt::format("layer_groups[{}]", i)));
     layers += model.layer_groups[i].num_layers;
   }
   if (layers != model.num_layers) {
-    return field_error(model, "the layer_groups hold " + std::to_string(layers) +
-                                  " layers; num_layers is " + std::to_string(model.num_layers));
+    return field_error(model, fmt::format("the layer_groups hold {} layers; num_layers is {}",
+                                          layers, model.num_layers));
   }
   return Status::ok();
 }
@@ -234,9 +234,9 @@ std::string describe_layer_groups(const ModelSpec& model) {
     if (!out.empty()) out += ", ";
     out += layer_kind_name(group.kind);
     if (group.kind == LayerKind::kSlidingWindow) {
-      out += " W=" + std::to_string(group.window_tokens);
+      out += fmt::format(" W={}", group.window_tokens);
     }
-    out += " x " + std::to_string(group.num_layers) + " layers";
+    out += fmt::format(" x {} layers", group.num_layers);
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "core/units.h"
 #include "tests/cli/run_cli.h"
 
 namespace kvsim::testing {
@@ -28,8 +29,8 @@ json run_json(const std::string& args) {
 }
 
 TEST(ModelCliTest, ImportPrintsYamlThatLoadsToTheSameModel) {
-  const CliResult imported = run_kvsim("model import " + config("openai__gpt-oss-120b.json") +
-                                       " --name gpt-oss-120b");
+  const CliResult imported =
+      run_kvsim("model import " + config("openai__gpt-oss-120b.json") + " --name gpt-oss-120b");
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
   EXPECT_THAT(imported.out, HasSubstr("116,829,156,672 parameters, 5,711,982,912 active"));
   EXPECT_THAT(imported.out, HasSubstr("kind: sliding_window"));
@@ -80,13 +81,13 @@ constexpr LogLine kExact[] = {
     {"v1_0.28.0_qwen3-14b_46gb", "Qwen__Qwen3-14B.json", 11.57, 75'824, ""},
     {"v1_0.10.2_qwen3-14b_lmcache", "Qwen__Qwen3-14B.json", 6.51, 42'656, ""},
     // Llama-3.1-8B-Instruct with an EAGLE draft: one more layer in the KV page.
-    {"v1_0.9.1dev_llama31-8b-eagle_h100", "meta-llama__Llama-3.1-8B-Instruct.json", 51.63,
-     410'128, " --layers 33"},
+    {"v1_0.9.1dev_llama31-8b-eagle_h100", "meta-llama__Llama-3.1-8B-Instruct.json", 51.63, 410'128,
+     " --layers 33"},
 };
 
 TEST(ModelCliTest, StartUpLogsTokenCountsFromTheirKvMemory) {
   for (const LogLine& log : kExact) {
-    const auto budget = static_cast<uint64_t>(log.kv_gib * 1073741824.0);
+    const auto budget = static_cast<uint64_t>(log.kv_gib * kBytesPerGiB);
     const json out = run_json("capacity --model " + config(log.file) + " --dtype bf16" +
                               " --kv-budget-bytes " + std::to_string(budget) + log.args);
     EXPECT_EQ(out["max_tokens"], log.tokens) << log.id;
@@ -101,8 +102,7 @@ constexpr struct {
   double half_width_gib;
 } kRounded[] = {
     {{"v1_qwen25-7b-awq_16gb_wsl2", "Qwen__Qwen2.5-7B-Instruct.json", 8.00, 149'712, ""}, 0.005},
-    {{"v1_qwen3-30b-moe_tp4_l40s", "Qwen__Qwen3-30B-A3B.json", 23.74, 1'037'152, " --tp 4"},
-     0.005},
+    {{"v1_qwen3-30b-moe_tp4_l40s", "Qwen__Qwen3-30B-A3B.json", 23.74, 1'037'152, " --tp 4"}, 0.005},
     {{"v0_0.6.4_llama31-8b_rtx3090_3lens", "meta-llama__Llama-3.1-8B-Instruct.json", 3.81,
       1952 * 16, ""},
      0.005},
@@ -114,7 +114,7 @@ constexpr struct {
 TEST(ModelCliTest, RoundedLogsFallInsideTheirRoundingInterval) {
   for (const auto& [log, half] : kRounded) {
     const auto tokens = [&](double gib) {
-      const auto budget = static_cast<uint64_t>(gib * 1073741824.0);
+      const auto budget = static_cast<uint64_t>(gib * kBytesPerGiB);
       return run_json("capacity --model " + config(log.file) + " --dtype bf16" +
                       " --kv-budget-bytes " + std::to_string(budget) + log.args)["max_tokens"]
           .get<uint64_t>();
@@ -156,8 +156,8 @@ TEST(ModelCliTest, SimulateRefusesAHybridModelAndSaysWhatIsMissing) {
   // A uniform model given as config.json simulates like its preset.
   const std::string small = " --set workload.synthetic.num_requests=50";
   const json preset = run_json("simulate default --set model=llama3-8b" + small);
-  const json imported =
-      run_json("simulate default --set model=" + config("meta-llama__Meta-Llama-3-8B.json") + small);
+  const json imported = run_json(
+      "simulate default --set model=" + config("meta-llama__Meta-Llama-3-8B.json") + small);
   EXPECT_EQ(preset["num_blocks"], imported["num_blocks"]);
   EXPECT_EQ(preset["total_tokens_per_s"], imported["total_tokens_per_s"]);
 }

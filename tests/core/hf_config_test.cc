@@ -127,24 +127,24 @@ TEST(HfConfigTest, BytesPerTokenOfEveryArchitecture) {
     uint64_t bytes;
   };
   const Case cases[] = {
-      {"meta-llama__Llama-3.1-8B.json", 2 * 32 * 8 * 128 * 2},            // llama
-      {"meta-llama__Llama-2-7b-hf.json", 2 * 32 * 32 * 128 * 2},          // llama, MHA
-      {"mistralai__Mistral-7B-v0.1.json", 2 * 32 * 8 * 128 * 2},          // mistral
+      {"meta-llama__Llama-3.1-8B.json", 2 * 32 * 8 * 128 * 2},    // llama
+      {"meta-llama__Llama-2-7b-hf.json", 2 * 32 * 32 * 128 * 2},  // llama, MHA
+      {"mistralai__Mistral-7B-v0.1.json", 2 * 32 * 8 * 128 * 2},  // mistral
       {"mistralai__Mistral-Small-24B-Instruct-2501.fields.json", 2 * 40 * 8 * 128 * 2},
-      {"mistralai__Mixtral-8x7B-v0.1.json", 2 * 32 * 8 * 128 * 2},        // mixtral
-      {"Qwen__Qwen2.5-7B.json", 2 * 28 * 4 * 128 * 2},                    // qwen2
-      {"Qwen__Qwen1.5-MoE-A2.7B-Chat.json", 2 * 24 * 16 * 128 * 2},       // qwen2_moe
-      {"Qwen__Qwen3-8B.json", 2 * 36 * 8 * 128 * 2},                      // qwen3
-      {"Qwen__Qwen3-235B-A22B.json", 2 * 94 * 4 * 128 * 2},               // qwen3_moe
-      {"deepseek-ai__DeepSeek-V3.json", 61 * (512 + 64) * 2},             // deepseek_v3
-      {"deepseek-ai__DeepSeek-V2-Lite.json", 27 * (512 + 64) * 2},        // deepseek_v2
-      {"google__gemma-2-9b.json", 2 * 42 * 8 * 256 * 2},                  // gemma2
-      {"google__gemma-3-27b-it.json", 2 * 62 * 16 * 128 * 2},             // gemma3
-      {"openai__gpt-oss-120b.json", 2 * 36 * 8 * 64 * 2},                 // gpt_oss
-      {"microsoft__Phi-3-mini-4k-instruct.json", 2 * 32 * 32 * 96 * 2},   // phi3
-      {"openai-community__gpt2.json", 2 * 12 * 12 * 64 * 2},              // gpt2
-      {"nvidia__Nemotron-H-8B-Base-8K.json", 2 * 4 * 8 * 128 * 2},        // nemotron_h
-      {"ai21labs__AI21-Jamba-1.5-Mini.json", 2 * 4 * 8 * 128 * 2},        // jamba
+      {"mistralai__Mixtral-8x7B-v0.1.json", 2 * 32 * 8 * 128 * 2},              // mixtral
+      {"Qwen__Qwen2.5-7B.json", 2 * 28 * 4 * 128 * 2},                          // qwen2
+      {"Qwen__Qwen1.5-MoE-A2.7B-Chat.json", 2 * 24 * 16 * 128 * 2},             // qwen2_moe
+      {"Qwen__Qwen3-8B.json", 2 * 36 * 8 * 128 * 2},                            // qwen3
+      {"Qwen__Qwen3-235B-A22B.json", 2 * 94 * 4 * 128 * 2},                     // qwen3_moe
+      {"deepseek-ai__DeepSeek-V3.json", 61 * (512 + 64) * 2},                   // deepseek_v3
+      {"deepseek-ai__DeepSeek-V2-Lite.json", 27 * (512 + 64) * 2},              // deepseek_v2
+      {"google__gemma-2-9b.json", 2 * 42 * 8 * 256 * 2},                        // gemma2
+      {"google__gemma-3-27b-it.json", 2 * 62 * 16 * 128 * 2},                   // gemma3
+      {"openai__gpt-oss-120b.json", 2 * 36 * 8 * 64 * 2},                       // gpt_oss
+      {"microsoft__Phi-3-mini-4k-instruct.json", 2 * 32 * 32 * 96 * 2},         // phi3
+      {"openai-community__gpt2.json", 2 * 12 * 12 * 64 * 2},                    // gpt2
+      {"nvidia__Nemotron-H-8B-Base-8K.json", 2 * 4 * 8 * 128 * 2},              // nemotron_h
+      {"ai21labs__AI21-Jamba-1.5-Mini.json", 2 * 4 * 8 * 128 * 2},              // jamba
       {"Qwen__Qwen3-Next-80B-A3B-Instruct.fields.json", 2 * 12 * 2 * 256 * 2},  // qwen3_next
   };
   for (const Case& c : cases) EXPECT_EQ(bytes_per_token(import(c.file).model), c.bytes) << c.file;
@@ -189,7 +189,8 @@ TEST(HfConfigTest, LayerGroupsOfTheHybrids) {
   EXPECT_EQ(describe_layer_groups(import("google__gemma-2-9b.json").model),
             "sliding_window W=4096 x 21 layers, full x 21 layers");
   // Uniform models keep no groups; an every-layer window stays sliding_window_tokens.
-  EXPECT_TRUE(import("Qwen__Qwen2.5-7B.json").model.layer_groups.empty());  // use_sliding_window false
+  EXPECT_TRUE(
+      import("Qwen__Qwen2.5-7B.json").model.layer_groups.empty());  // use_sliding_window false
   EXPECT_EQ(import("mistralai__Mistral-7B-v0.1.json").model.sliding_window_tokens, 4096u);
   EXPECT_EQ(import("microsoft__Phi-3-mini-4k-instruct.json").model.sliding_window_tokens, 2047u);
 }
@@ -291,8 +292,8 @@ TEST(HfConfigTest, CheckpointQuantizationOfTheCatalogue) {
   EXPECT_EQ(mx.group_bits, 8u);
   // 4.25 bits per expert weight, bf16 for the rest: about 60.8 GiB on the device.
   const uint64_t bytes = weight_bits(oss.model, DType::kBf16) / 8;
-  EXPECT_EQ(bytes, (oss.model.num_params - mx.num_params) * 2 + mx.num_params / 2 +
-                       mx.num_params / 32);
+  EXPECT_EQ(bytes,
+            (oss.model.num_params - mx.num_params) * 2 + mx.num_params / 2 + mx.num_params / 32);
 }
 
 TEST(HfConfigTest, ErrorsNameThePositionOrTheField) {

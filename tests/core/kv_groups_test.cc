@@ -68,8 +68,8 @@ TEST(KvGroupsTest, GptOss120bAlternatesTwoEqualGroups) {
   EXPECT_EQ(plan.groups.size(), 2u);
   EXPECT_EQ(plan.num_padding_layers, 0u);
   EXPECT_EQ(plan.page_bytes, 2u * 16 * 8 * 64 * 2);  // 32,768 B
-  EXPECT_EQ(*r.num_blocks, k40GiB / (32'768 * 18));   // 72,817
-  EXPECT_EQ(*r.max_tokens, 72'817u / 2 * 16);         // 582,528
+  EXPECT_EQ(*r.num_blocks, k40GiB / (32'768 * 18));  // 72,817
+  EXPECT_EQ(*r.max_tokens, 72'817u / 2 * 16);        // 582,528
   // 131,072 tokens: cdiv(min(127 + 8192, 131072), 16) + 1 = 521 sliding + 8192 full.
   EXPECT_EQ(r.blocks_per_seq, 521u + 8192);
   EXPECT_EQ(*r.max_batch_at_seq_len, 8u);
@@ -92,7 +92,7 @@ TEST(KvGroupsTest, NemotronHRaisesTheBlockUntilAPageHoldsAState) {
   EXPECT_EQ(plan.layers_per_group, 4u);  // 24 mamba, 4 attention, 24 MLP-only (no cache)
   EXPECT_EQ(plan.groups.size(), 7u);     // 6 recurrent + 1 full
   EXPECT_EQ(*r.num_blocks, k40GiB / (2'162'688 * 4));  // 4,964
-  EXPECT_EQ(*r.max_tokens, 4964u / 7 * 528);            // 374,352
+  EXPECT_EQ(*r.max_tokens, 4964u / 7 * 528);           // 374,352
   // 8192 tokens: 6 groups x 1 state block + cdiv(8192, 528) = 16.
   EXPECT_EQ(r.blocks_per_seq, 22u);
   EXPECT_EQ(*r.max_batch_at_seq_len, 4964u / 22);
@@ -106,7 +106,7 @@ TEST(KvGroupsTest, Qwen3NextGatedDeltaNetStates) {
   EXPECT_EQ(r.block_size, 544u);
   EXPECT_EQ(plan.page_bytes, 1'114'112u);
   EXPECT_EQ(plan.layers_per_group, 12u);
-  EXPECT_EQ(plan.groups.size(), 4u);  // 3 recurrent + 1 full
+  EXPECT_EQ(plan.groups.size(), 4u);                       // 3 recurrent + 1 full
   EXPECT_EQ(*r.num_blocks, k40GiB / (1'114'112ull * 12));  // 3,212
   EXPECT_EQ(*r.max_tokens, 3212u / 4 * 544);
   EXPECT_EQ(r.blocks_per_seq, 3u + 482);  // 262,144 tokens: cdiv(262144, 544) = 482

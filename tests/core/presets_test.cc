@@ -1,9 +1,9 @@
 #include "core/presets.h"
 
-#include <algorithm>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "core/preset_loader.h"
 #include "core/units.h"
@@ -17,26 +17,64 @@ using ::testing::HasSubstr;
 TEST(PresetsTest, ShipsTheNamedModelsAndDevices) {
   const std::vector<std::string> models = preset_names(PresetKind::kModel);
   // The 12 original names (scenarios and tests use them) and the catalogue of issue 15.
-  for (const char* name :
-       {"deepseek-r1", "gpt3-175b", "llama-13b", "llama-7b", "llama2-70b", "llama3-70b",
-        "llama3-8b", "mistral-7b", "opt-13b", "qwen2.5-32b", "qwen2.5-72b", "qwen2.5-7b",
-        "llama-2-7b", "llama-2-13b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b",
-        "llama-3.3-70b-instruct", "qwen2.5-14b", "qwen3-8b", "qwen3-14b", "qwen3-32b",
-        "qwen3-30b-a3b", "qwen3-235b-a22b", "qwen3-coder-480b-a35b", "deepseek-v3",
-        "mixtral-8x7b", "gpt-oss-20b", "gpt-oss-120b", "gemma-3-27b-it", "mistral-small-24b",
-        "phi-4"}) {
+  for (const char* name : {"deepseek-r1",
+                           "gpt3-175b",
+                           "llama-13b",
+                           "llama-7b",
+                           "llama2-70b",
+                           "llama3-70b",
+                           "llama3-8b",
+                           "mistral-7b",
+                           "opt-13b",
+                           "qwen2.5-32b",
+                           "qwen2.5-72b",
+                           "qwen2.5-7b",
+                           "llama-2-7b",
+                           "llama-2-13b",
+                           "llama-3.1-8b",
+                           "llama-3.1-70b",
+                           "llama-3.1-405b",
+                           "llama-3.3-70b-instruct",
+                           "qwen2.5-14b",
+                           "qwen3-8b",
+                           "qwen3-14b",
+                           "qwen3-32b",
+                           "qwen3-30b-a3b",
+                           "qwen3-235b-a22b",
+                           "qwen3-coder-480b-a35b",
+                           "deepseek-v3",
+                           "mixtral-8x7b",
+                           "gpt-oss-20b",
+                           "gpt-oss-120b",
+                           "gemma-3-27b-it",
+                           "mistral-small-24b",
+                           "phi-4"}) {
     EXPECT_NE(std::find(models.begin(), models.end(), name), models.end()) << name;
   }
   EXPECT_EQ(models.size(), 48u);
-  EXPECT_EQ(preset_names(PresetKind::kDevice),
-            (std::vector<std::string>{"a100-40g",     "a100-80g",         "a10g",
-                                      "ascend-310p3", "ascend-310p3-24g", "ascend-310p3-48g",
-                                      "ascend-910a",  "ascend-910b1",     "ascend-910b2",
-                                      "ascend-910b3", "ascend-910b4",     "ascend-910b4-1",
-                                      "b200",         "h100-pcie",        "h100-sxm",
-                                      "h20",          "h200",             "l4",
-                                      "l40s",         "mi300x",           "rtx-3090",
-                                      "rtx-4090",     "rtx-a6000"}));
+  EXPECT_EQ(preset_names(PresetKind::kDevice), (std::vector<std::string>{"a100-40g",
+                                                                         "a100-80g",
+                                                                         "a10g",
+                                                                         "ascend-310p3",
+                                                                         "ascend-310p3-24g",
+                                                                         "ascend-310p3-48g",
+                                                                         "ascend-910a",
+                                                                         "ascend-910b1",
+                                                                         "ascend-910b2",
+                                                                         "ascend-910b3",
+                                                                         "ascend-910b4",
+                                                                         "ascend-910b4-1",
+                                                                         "b200",
+                                                                         "h100-pcie",
+                                                                         "h100-sxm",
+                                                                         "h20",
+                                                                         "h200",
+                                                                         "l4",
+                                                                         "l40s",
+                                                                         "mi300x",
+                                                                         "rtx-3090",
+                                                                         "rtx-4090",
+                                                                         "rtx-a6000"}));
 }
 
 TEST(PresetsTest, DeviceMemoryIsWhatTheDriverReports) {
