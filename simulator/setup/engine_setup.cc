@@ -1,5 +1,7 @@
 #include "simulator/setup/engine_setup.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 
@@ -81,12 +83,12 @@ StatusOr<EngineSetup> prepare_engine_setup(const Scenario& s) {
   KVSIM_ASSIGN_OR_RETURN(setup.model, resolve_model(s.model));
   KVSIM_ASSIGN_OR_RETURN(setup.device, resolve_device(s.device));
   if (is_hybrid(setup.model)) {
-    return Status::invalid_argument(
-        "model '" + setup.model.name + "' is hybrid (" + describe_layer_groups(setup.model) +
-        "): kvsim simulate has one block table per request and would size and free its cache "
-        "wrongly; the per-group cache manager (vLLM's hybrid KV cache manager, issue 15 part 2) "
-        "is not written yet. `kvsim capacity --model " +
-        setup.model.name + "` sizes it by group.");
+    return Status::invalid_argument(fmt::format(
+        "model '{}' is hybrid ({}): kvsim simulate has one block table per request and would "
+        "size and free its cache wrongly; the per-group cache manager (vLLM's hybrid KV cache "
+        "manager, issue 15 part 2) is not written yet. `kvsim capacity --model {}` sizes it by "
+        "group.",
+        setup.model.name, describe_layer_groups(setup.model), setup.model.name));
   }
   if (setup.model.num_params == 0) {
     return Status::invalid_argument("model '" + setup.model.name +

@@ -328,5 +328,20 @@ TEST(HfConfigTest, NonStandardInfinityReadsAsNull) {
   EXPECT_TRUE(nan.is_ok()) << nan.status().message();
 }
 
+// OPT has no config in presets/hf (the opt-13b preset is hand-written): facebook/opt-13b's
+// shape fields inline. Bytes: 2 x 40 x 40 x 128 x 2. Parameters by hand from OPT's modeling
+// code: per layer 4 x (h^2 + h) attention + 2 h f + f + h FFN + 4 h LayerNorms = 314,639,360;
+// x 40 + vocab x h + (2048 + 2) x h positions + 2 h final LayerNorm = 12,853,473,280.
+TEST(HfConfigTest, OptFromItsShapeFields) {
+  const auto opt = import_hf_config(R"({"architectures": ["OPTForCausalLM"], "model_type": "opt",
+      "hidden_size": 5120, "num_hidden_layers": 40, "num_attention_heads": 40, "ffn_dim": 20480,
+      "vocab_size": 50272, "max_position_embeddings": 2048, "word_embed_proj_dim": 5120,
+      "do_layer_norm_before": true})",
+                                    "opt-13b.json", "opt-13b");
+  ASSERT_TRUE(opt.is_ok()) << opt.status().message();
+  EXPECT_EQ(bytes_per_token(opt->model), 2u * 40 * 40 * 128 * 2);
+  EXPECT_EQ(opt->model.num_params, 12'853'473'280u);
+}
+
 }  // namespace
 }  // namespace kvsim
