@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "core/capacity.h"
+#include "core/units.h"
 #include "tests/test_data.h"
 
 namespace kvsim {
@@ -28,7 +29,7 @@ uint64_t bytes_per_token(const ModelSpec& model, DType dtype = DType::kBf16) {
   auto groups = layer_group_bytes(model, KvStorage{dtype, 0}, 1);
   EXPECT_TRUE(groups.is_ok());
   for (const LayerGroupBytes& g : *groups) bits += g.bits_per_token;
-  return bits / 8;
+  return bits / kBitsPerByte;
 }
 
 // A published count: the figure, its precision and where it is printed.
@@ -154,7 +155,7 @@ TEST(HfConfigTest, RecurrentStatesFollowVllmsMambaShapes) {
   const auto state_bytes = [](const char* file) {
     auto groups = layer_group_bytes(import(file).model, KvStorage{}, 1);
     for (const LayerGroupBytes& g : *groups) {
-      if (g.group.kind == LayerKind::kRecurrent) return g.state_bits_per_layer / 8;
+      if (g.group.kind == LayerKind::kRecurrent) return g.state_bits_per_layer / kBitsPerByte;
     }
     return uint64_t{0};
   };
@@ -291,7 +292,7 @@ TEST(HfConfigTest, CheckpointQuantizationOfTheCatalogue) {
   EXPECT_EQ(mx.group_size, 32u);
   EXPECT_EQ(mx.group_bits, 8u);
   // 4.25 bits per expert weight, bf16 for the rest: about 60.8 GiB on the device.
-  const uint64_t bytes = weight_bits(oss.model, DType::kBf16) / 8;
+  const uint64_t bytes = weight_bits(oss.model, DType::kBf16) / kBitsPerByte;
   EXPECT_EQ(bytes,
             (oss.model.num_params - mx.num_params) * 2 + mx.num_params / 2 + mx.num_params / 32);
 }

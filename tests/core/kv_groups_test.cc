@@ -8,6 +8,7 @@
 
 #include "core/capacity.h"
 #include "core/presets.h"
+#include "core/units.h"
 
 namespace kvsim {
 namespace {
@@ -74,7 +75,7 @@ TEST(KvGroupsTest, GptOss120bAlternatesTwoEqualGroups) {
   EXPECT_EQ(r.blocks_per_seq, 521u + 8192);
   EXPECT_EQ(*r.max_batch_at_seq_len, 8u);
   // Whole-model bytes per token: both groups, 2 x 18 x 8 x 64 x 2 each.
-  EXPECT_EQ(r.kv_bits_per_token / 8, 2u * 36864);
+  EXPECT_EQ(r.kv_bits_per_token / kBitsPerByte, 2u * 36864);
   // TP 2 halves the KV heads and so the page.
   const CapacityResult tp2 = capacity("gpt-oss-120b", k40GiB, 2);
   EXPECT_EQ(tp2.hybrid->page_bytes, 16'384u);
