@@ -21,6 +21,7 @@ int run(int argc, char** argv) {
   CommandFn chosen;
   register_capacity_command(app, &chosen);
   register_layout_command(app, &chosen);
+  register_model_command(app, &chosen);
   register_presets_command(app, &chosen);
   register_simulate_command(app, &chosen);
   register_blocks_command(app, &chosen);

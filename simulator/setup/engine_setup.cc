@@ -1,5 +1,7 @@
 #include "simulator/setup/engine_setup.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 
@@ -23,8 +25,8 @@ StatusOr<DeviceSpec> resolve_device(const ConfigNode& node) {
 StatusOr<std::shared_ptr<const RetentionPolicy>> resolve_retention(const Scenario& s,
                                                                    const ModelSpec& model) {
   std::string spec = s.cache.retention;
-  if (spec == "full" && model.sliding_window_tokens > 0) {
-    spec = "window:" + std::to_string(model.sliding_window_tokens);
+  if (spec == "full" && uniform_window_tokens(model) > 0) {
+    spec = "window:" + std::to_string(uniform_window_tokens(model));
   }
   KVSIM_ASSIGN_OR_RETURN(std::unique_ptr<RetentionPolicy> policy, make_retention_policy(spec));
   return std::shared_ptr<const RetentionPolicy>(std::move(policy));
@@ -80,6 +82,14 @@ StatusOr<EngineSetup> prepare_engine_setup(const Scenario& s) {
   setup.scenario = s;
   KVSIM_ASSIGN_OR_RETURN(setup.model, resolve_model(s.model));
   KVSIM_ASSIGN_OR_RETURN(setup.device, resolve_device(s.device));
+  if (is_hybrid(setup.model)) {
+    return Status::invalid_argument(fmt::format(
+        "model '{}' is hybrid ({}): kvsim simulate has one block table per request and would "
+        "size and free its cache wrongly; the per-group cache manager (vLLM's hybrid KV cache "
+        "manager, issue 15 part 2) is not written yet. `kvsim capacity --model {}` sizes it by "
+        "group.",
+        setup.model.name, describe_layer_groups(setup.model), setup.model.name));
+  }
   if (setup.model.num_params == 0) {
     return Status::invalid_argument("model '" + setup.model.name +
                                     "' has no num_params: the simulator needs the weights' size");
