@@ -9,23 +9,10 @@ keeps the simulator's speed (a refactor: within 5%) — A the binary before, B a
 """
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
-
-def read_runs(path):
-    with open(path) as f:
-        return [tuple(line.rstrip("\n").split("\t")) for line in f
-                if line.strip() and not line.startswith("#")]
-
-
-def wall(kvsim, args, out):
-    start = time.perf_counter()
-    subprocess.run([kvsim, "simulate", *args.split(), "--out", out], check=True,
-                   stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+from bench_runs import read_runs, wall
 
 
 def main():

@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "core/checked_math.h"
+#include "core/units.h"
 #include "kernels/attention_reference.h"
 #include "kernels/decode_contiguous.h"
 #include "kernels/decode_nz.h"
@@ -37,8 +39,8 @@
 namespace kvsim::kernels {
 namespace {
 
-constexpr size_t kStreamBytes = size_t{2} << 30;    // far larger than the 260 MiB LLC
-constexpr size_t kRotationBytes = size_t{1} << 30;  // KV touched before a cache is reused
+constexpr size_t kStreamBytes = 2 * kGiB;  // far larger than the 260 MiB LLC
+constexpr size_t kRotationBytes = kGiB;    // KV touched before a cache is reused
 constexpr uint32_t kBlockSize = 16;
 const AttentionShape kDecodeShape{32, 8, 128};
 const AttentionShape kPrefillShape{8, 8, 128};
@@ -55,8 +57,8 @@ struct HugePageAllocator {
   template <typename U>
   HugePageAllocator(const HugePageAllocator<U>&) {}  // NOLINT: allocator rebind
   T* allocate(size_t n) {
-    constexpr size_t kHugePage = size_t{2} << 20;
-    const size_t bytes = (n * sizeof(T) + kHugePage - 1) / kHugePage * kHugePage;
+    constexpr size_t kHugePage = 2 * kMiB;
+    const size_t bytes = ceil_div(n * sizeof(T), kHugePage) * kHugePage;
     void* p = std::aligned_alloc(kHugePage, bytes);
     if (p == nullptr) throw std::bad_alloc();
     ::madvise(p, bytes, MADV_HUGEPAGE);
@@ -263,7 +265,7 @@ class MedianCollector : public benchmark::ConsoleReporter {
       if (!median && medians_.count(name) > 0 && has_median_.count(name) > 0) continue;
       const auto gbps = run.counters.find("GB/s");
       medians_[name] =
-          gbps != run.counters.end() ? gbps->second.value / 1e9 : run.GetAdjustedRealTime();
+          gbps != run.counters.end() ? gbps->second.value / kGB : run.GetAdjustedRealTime();
       if (median) has_median_[name] = true;
     }
   }

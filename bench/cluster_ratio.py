@@ -11,24 +11,10 @@ simulated request. Target (issue 8): <= 2x.
 """
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
-
-def read_runs(path):
-    """(name, kvsim simulate arguments) per run of bench/cluster_runs.tsv, baseline first."""
-    with open(path) as f:
-        return [tuple(line.rstrip("\n").split("\t")) for line in f
-                if line.strip() and not line.startswith("#")]
-
-
-def wall(kvsim, args, out):
-    start = time.perf_counter()
-    subprocess.run([kvsim, "simulate", *args.split(), "--out", out], check=True,
-                   stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+from bench_runs import read_runs, wall
 
 
 def main():

@@ -1,5 +1,7 @@
 // kvsim layout: the shape of one KV block in the ND and NZ layouts, their sizes, the NZ
 // padding, and where one (token, head, dim) element lands in each.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -34,8 +36,8 @@ StatusOr<LayoutPick> parse_locate(const std::string& text, const BlockLayout& la
   }
   if (parts.size() != 3) return Status::invalid_argument("--locate expects TOKEN,HEAD,DIM");
   if (parts[1] >= layout.kv_heads || parts[2] >= layout.head_dim) {
-    return Status::invalid_argument("--locate: head must be < " + std::to_string(layout.kv_heads) +
-                                    " and dim < " + std::to_string(layout.head_dim));
+    return Status::invalid_argument(
+        fmt::format("--locate: head must be < {} and dim < {}", layout.kv_heads, layout.head_dim));
   }
   return LayoutPick{parts[0], static_cast<uint32_t>(parts[1]), static_cast<uint32_t>(parts[2])};
 }

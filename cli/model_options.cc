@@ -1,5 +1,7 @@
 #include "cli/model_options.h"
 
+#include <fmt/format.h>
+
 #include "core/presets.h"
 
 namespace kvsim::cli {
@@ -27,8 +29,10 @@ StatusOr<ModelSpec> resolve_model(const ModelOptions& options) {
     model.num_attention_heads = *options.kv_heads;
   }
   if (model.attention == AttentionKind::kMla && (options.kv_heads || options.head_dim)) {
-    return Status::invalid_argument("--kv-heads and --head-dim do not apply to the MLA model '" +
-                                    model.name + "' (its cache holds one latent per layer)");
+    return Status::invalid_argument(
+        fmt::format("--kv-heads and --head-dim do not apply to the MLA model '{}' (its cache "
+                    "holds one latent per layer)",
+                    model.name));
   }
   if (options.layers) model.num_layers = *options.layers;
   if (options.head_dim) model.head_dim = *options.head_dim;

@@ -1,5 +1,7 @@
 // kvsim presets: every embedded model, device, scenario and sweep preset with a one-line
 // summary (and, with --json, the summary fields).
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -28,10 +30,9 @@ StatusOr<nlohmann::json> model_entry(const std::string& name) {
                           {"num_params", model.num_params},
                           {"kv_bytes_per_token_fp16", bits / 8}};
   entry["summary"] =
-      std::string(attention_kind_name(model.attention)) + ", " + std::to_string(model.num_layers) +
-      " layers, " + std::to_string(model.num_kv_heads) + " KV heads x " +
-      std::to_string(model.head_dim) + ", " + format_fixed(model.num_params / 1e9, 2) +
-      "B params, " + format_count(bits / 8) + " B/token fp16";
+      fmt::format("{}, {} layers, {} KV heads x {}, {}B params, {} B/token fp16",
+                  attention_kind_name(model.attention), model.num_layers, model.num_kv_heads,
+                  model.head_dim, format_fixed(model.num_params / 1e9, 2), format_count(bits / 8));
   return entry;
 }
 
@@ -44,11 +45,11 @@ StatusOr<nlohmann::json> device_entry(const std::string& name) {
                           {"fp16_tflops", device.fp16_tflops},
                           {"kv_layout", kv_layout_name(device.kv_layout)},
                           {"default_block_size", device.default_block_size}};
-  entry["summary"] = device.vendor + ", " + format_bytes(device.memory_bytes) + ", " +
-                     format_number(device.memory_bandwidth_gbps) + " GB/s, " +
-                     format_number(device.fp16_tflops) + " TFLOPS fp16, " +
-                     std::string(kv_layout_name(device.kv_layout)) + " layout, block " +
-                     std::to_string(device.default_block_size);
+  entry["summary"] =
+      fmt::format("{}, {}, {} GB/s, {} TFLOPS fp16, {} layout, block {}", device.vendor,
+                  format_bytes(device.memory_bytes), format_number(device.memory_bandwidth_gbps),
+                  format_number(device.fp16_tflops), kv_layout_name(device.kv_layout),
+                  device.default_block_size);
   return entry;
 }
 

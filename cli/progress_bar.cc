@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/text_format.h"
+#include "core/units.h"
 
 namespace kvsim::sim {
 namespace {
@@ -29,8 +30,7 @@ std::string ProgressBar::render(const Progress& p, double elapsed_s) {
   std::string text = "[";
   for (int i = 0; i < kBarWidth; ++i) text += i < filled ? '#' : '.';
   text += "] " + format_fixed(p.fraction * 100, 0) + "%  sim " +
-          format_duration(static_cast<double>(p.sim_time_ns) / 1e9) + "  " +
-          format_count(p.completed) + " done";
+          format_duration(ns_to_s(p.sim_time_ns)) + "  " + format_count(p.completed) + " done";
   if (p.dropped > 0) text += ", " + format_count(p.dropped) + " dropped";
   const double eta = p.fraction > 0 ? elapsed_s * (1 - p.fraction) / p.fraction : NAN;
   text += "  ETA " + format_duration(eta);

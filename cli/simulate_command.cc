@@ -1,6 +1,7 @@
 // kvsim simulate: replays a workload (a trace or a synthetic generator) against a model x
 // device x cache configuration with the real KV cache manager, prints the summary and writes
 // summary.json, requests.csv and timeseries.csv (and a Chrome trace) when asked.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -52,7 +53,7 @@ StatusOr<ConfigNode> scenario_tree(const SimulateOptions& o) {
   }
   if (!o.trace_format.empty()) overrides.push_back("workload.trace_format=" + o.trace_format);
   if (o.skip_bad_rows) overrides.push_back("workload.skip_bad_rows=true");
-  if (o.seed) overrides.push_back("seed=" + std::to_string(*o.seed));
+  if (o.seed) overrides.push_back(fmt::format("seed={}", *o.seed));
   overrides.insert(overrides.end(), o.sets.begin(), o.sets.end());
   for (const std::string& assignment : overrides) {
     KVSIM_RETURN_IF_ERROR(sim::apply_override(&tree, assignment));
@@ -61,39 +62,40 @@ StatusOr<ConfigNode> scenario_tree(const SimulateOptions& o) {
 }
 
 std::string latency_line(const char* name, const sim::LatencySummary& l) {
-  return std::string("  ") + name + "  mean " + format_fixed(l.mean, 4) + "  p50 " +
-         format_fixed(l.p50, 4) + "  p90 " + format_fixed(l.p90, 4) + "  p99 " +
-         format_fixed(l.p99, 4) + "\n";
+  return fmt::format("  {}  mean {}  p50 {}  p90 {}  p99 {}\n", name, format_fixed(l.mean, 4),
+                     format_fixed(l.p50, 4), format_fixed(l.p90, 4), format_fixed(l.p99, 4));
 }
 
 void print_text(const sim::SimulationSetup& setup, const sim::Summary& s) {
   std::string text;
-  text += "scenario " + s.info.scenario + ": " + s.info.model + " on " +
-          std::to_string(s.info.num_devices) + " x " + s.info.device + ", " + s.info.cost_model +
-          " cost model\n";
-  text += "KV pool  " + format_count(s.info.num_blocks) + " blocks x " +
-          std::to_string(s.info.block_size) + " tokens (" +
-          format_bytes(static_cast<double>(s.info.kv_bytes_per_block)) + " per block" +
-          (setup.capacity.nz ? ", NZ padded" : "") + ")\n";
-  text += "requests " + format_count(s.requests_completed) + " completed, " +
-          format_count(s.requests_dropped) + " dropped, " + format_count(s.preemptions) +
-          " preemptions\n";
-  text += "time     " + format_fixed(s.sim_duration_s, 2) + " s simulated, " +
-          format_fixed(s.wall_s, 2) + " s wall (" + format_count(s.events) + " events)\n";
-  text += "tokens/s " + format_fixed(s.output_tokens_per_s, 1) + " output, " +
-          format_fixed(s.total_tokens_per_s, 1) + " total\n";
+  text += fmt::format("scenario {}: {} on {} x {}, {} cost model\n", s.info.scenario, s.info.model,
+                      s.info.num_devices, s.info.device, s.info.cost_model);
+  text += fmt::format("KV pool  {} blocks x {} tokens ({} per block{})\n",
+                      format_count(s.info.num_blocks), s.info.block_size,
+                      format_bytes(static_cast<double>(s.info.kv_bytes_per_block)),
+                      setup.capacity.nz ? ", NZ padded" : "");
+  text += fmt::format("requests {} completed, {} dropped, {} preemptions\n",
+                      format_count(s.requests_completed), format_count(s.requests_dropped),
+                      format_count(s.preemptions));
+  text += fmt::format("time     {} s simulated, {} s wall ({} events)\n",
+                      format_fixed(s.sim_duration_s, 2), format_fixed(s.wall_s, 2),
+                      format_count(s.events));
+  text += fmt::format("tokens/s {} output, {} total\n", format_fixed(s.output_tokens_per_s, 1),
+                      format_fixed(s.total_tokens_per_s, 1));
   text += "latency (s):\n" + latency_line("TTFT ", s.ttft_s) + latency_line("TPOT ", s.tpot_s) +
           latency_line("E2E  ", s.e2e_s) + latency_line("queue", s.queue_s);
-  text += "KV usage peak " + format_fixed(s.kv_usage_peak * 100, 1) + "%, mean " +
-          format_fixed(s.kv_usage_mean * 100, 1) + "%; prefix-cache hit rate " +
-          format_fixed(s.prefix_cache_hit_rate * 100, 1) + "%; swapped " +
-          format_bytes(static_cast<double>(s.swap_bytes)) + "\n";
+  text +=
+      fmt::format("KV usage peak {}%, mean {}%; prefix-cache hit rate {}%; swapped {}\n",
+                  format_fixed(s.kv_usage_peak * 100, 1), format_fixed(s.kv_usage_mean * 100, 1),
+                  format_fixed(s.prefix_cache_hit_rate * 100, 1),
+                  format_bytes(static_cast<double>(s.swap_bytes)));
   if (s.extension != nullptr) text += s.extension->text();
   if (s.workload.rows_skipped_bad > 0 || s.workload.rows_failed > 0) {
-    text += "trace    " + format_count(s.workload.rows_skipped_bad) + " bad rows skipped, " +
-            format_count(s.workload.rows_failed) + " failed requests left out\n";
+    text += fmt::format("trace    {} bad rows skipped, {} failed requests left out\n",
+                        format_count(s.workload.rows_skipped_bad),
+                        format_count(s.workload.rows_failed));
     if (!s.workload.first_bad_row.empty())
-      text += "         first: " + s.workload.first_bad_row + "\n";
+      text += fmt::format("         first: {}\n", s.workload.first_bad_row);
   }
   std::printf("%s", text.c_str());
 }

@@ -1,6 +1,7 @@
 // kvsim sweep: runs a batch of simulations (or PPL measurements) described by a sweep file
 // (simulator/sweep/sweep_spec.h) — in parallel, crash-safe, resumable and shardable — and
 // `kvsim sweep merge` joins the folders of a sharded sweep.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -56,7 +57,8 @@ StatusOr<std::pair<size_t, size_t>> parse_shard(const std::string& text) {
   char extra = 0;
   if (std::sscanf(text.c_str(), "%zu/%zu%c", &index, &count, &extra) != 2 || count == 0 ||
       index >= count) {
-    return Status::invalid_argument("--shard expects I/N with 0 <= I < N, got '" + text + "'");
+    return Status::invalid_argument(
+        fmt::format("--shard expects I/N with 0 <= I < N, got '{}'", text));
   }
   return std::make_pair(index, count);
 }

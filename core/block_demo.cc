@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "core/check.h"
+#include "core/enum_names.h"
 #include "core/prefix_hash.h"
 
 namespace kvsim {
@@ -189,15 +190,12 @@ DemoBlockState demo_block_state(const DemoBlock& block) {
 }
 
 std::string_view demo_block_state_name(DemoBlockState state) {
-  switch (state) {
-    case DemoBlockState::kUsed:
-      return "used";
-    case DemoBlockState::kCachedFree:
-      return "cached_free";
-    case DemoBlockState::kFree:
-      return "free";
-  }
-  return "?";
+  static constexpr EnumNames<DemoBlockState, 3> kNames{{{
+      {DemoBlockState::kUsed, "used"},
+      {DemoBlockState::kCachedFree, "cached_free"},
+      {DemoBlockState::kFree, "free"},
+  }}};
+  return kNames.name(state);
 }
 
 }  // namespace kvsim

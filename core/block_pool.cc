@@ -1,5 +1,7 @@
 #include "core/block_pool.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 
@@ -21,6 +23,7 @@ std::optional<BlockId> BlockPool::find(BlockHash hash) const {
 }
 
 void BlockPool::touch(BlockId block) {
+  check_id(block);
   KVSIM_CHECK(blocks_[block].hashed, "touch() of a block that holds no cached prefix");
   if (blocks_[block].ref_count == 0) {
     policy_->remove(block);
@@ -31,6 +34,7 @@ void BlockPool::touch(BlockId block) {
 }
 
 void BlockPool::share(BlockId block) {
+  check_id(block);
   KVSIM_CHECK(blocks_[block].ref_count > 0, "share() of a free block");
   ++blocks_[block].ref_count;
 }
@@ -94,6 +98,7 @@ BlockHash BlockPool::evict(BlockId block) {
 }
 
 void BlockPool::release(BlockId block) {
+  check_id(block);
   KVSIM_CHECK(blocks_[block].ref_count > 0, "release() of a free block");
   if (--blocks_[block].ref_count > 0) return;
   policy_->push(block, blocks_[block].hashed != 0);
@@ -101,6 +106,7 @@ void BlockPool::release(BlockId block) {
 }
 
 bool BlockPool::cache(BlockId block, BlockHash hash) {
+  check_id(block);
   KVSIM_CHECK(blocks_[block].ref_count > 0, "cache() of a free block");
   if (!policy_->caches_prefixes() || blocks_[block].hashed) return false;
   if (!cache_.insert(hash, block)) return false;
@@ -111,8 +117,14 @@ bool BlockPool::cache(BlockId block, BlockHash hash) {
 }
 
 std::optional<BlockHash> BlockPool::block_hash(BlockId block) const {
+  check_id(block);
   if (!blocks_[block].hashed) return std::nullopt;
   return blocks_[block].hash;
+}
+
+void BlockPool::fail_out_of_range(BlockId block) const {
+  KVSIM_CHECK(false, fmt::format("block id {} out of range: the pool has {} blocks", block,
+                                 blocks_.size()));
 }
 
 void BlockPool::check_invariants() const {

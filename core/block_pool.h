@@ -19,7 +19,8 @@
 //   second block with the same content stays unhashed); num_cached_free_blocks() counts the
 //   free blocks with a hash.
 // Every operation is O(1) amortized (fifo: O(log n)); once the free queue's rings have grown
-// to the pool's working set (core/free_block_queue.h), nothing allocates.
+// to the pool's working set (core/free_block_queue.h), nothing allocates. Every call that takes
+// a BlockId KVSIM_CHECKs that it is one of this pool's ids (< num_blocks()).
 //
 // An EvictionSink, when set, is told the hash of every cached block the pool evicts, so that
 // a tiered KV pool can demote the block to a lower tier instead of dropping it
@@ -90,7 +91,10 @@ class BlockPool {
   // few hashes ahead). Changes nothing.
   void prefetch_cache_slot_of(BlockHash hash) const { cache_.prefetch(hash); }
 
-  uint32_t ref_count(BlockId block) const { return blocks_[block].ref_count; }
+  uint32_t ref_count(BlockId block) const {
+    check_id(block);
+    return blocks_[block].ref_count;
+  }
   std::optional<BlockHash> block_hash(BlockId block) const;
   // The free blocks, next to be reused first.
   void eviction_order(std::vector<BlockId>* out) const { policy_->eviction_order(out); }
@@ -110,6 +114,14 @@ class BlockPool {
   // Drops `block`'s hash (it is being reused): counted and logged; the hash is returned.
   BlockHash evict(BlockId block);
   void send_to_sink(std::span<const BlockHash> hashes);
+  // Checks that a caller's `block` is one of this pool's ids (the ids the free queue hands out
+  // are in range by construction). One compare inline; the failing KVSIM_CHECK and its message
+  // are out of line (cold), so the hot callers carry no message-building code.
+  void check_id(BlockId block) const {
+    if (block >= blocks_.size()) [[unlikely]]
+      fail_out_of_range(block);
+  }
+  [[noreturn]] [[gnu::cold]] void fail_out_of_range(BlockId block) const;
   void prefetch_cache_slot(BlockId block) const {
     if (blocks_[block].hashed) cache_.prefetch(blocks_[block].hash);
   }

@@ -1,17 +1,28 @@
 #include "core/cache_event.h"
 
-#include <array>
 #include <cinttypes>
 #include <cstdio>
 
-namespace kvsim {
+#include "core/enum_names.h"
 
-std::string_view cache_event_name(CacheEventKind kind) {
-  // In the order of CacheEventKind.
-  static constexpr std::array<std::string_view, 9> kNames = {
-      "allocate", "hit", "cache", "evict", "free", "copy", "trim", "swap_out", "swap_in"};
-  return kNames[static_cast<size_t>(kind)];
-}
+namespace kvsim {
+namespace {
+
+constexpr EnumNames<CacheEventKind, 9> kNames{{{
+    {CacheEventKind::kAllocate, "allocate"},
+    {CacheEventKind::kHit, "hit"},
+    {CacheEventKind::kCache, "cache"},
+    {CacheEventKind::kEvict, "evict"},
+    {CacheEventKind::kFree, "free"},
+    {CacheEventKind::kCopy, "copy"},
+    {CacheEventKind::kTrim, "trim"},
+    {CacheEventKind::kSwapOut, "swap_out"},
+    {CacheEventKind::kSwapIn, "swap_in"},
+}}};
+
+}  // namespace
+
+std::string_view cache_event_name(CacheEventKind kind) { return kNames.name(kind); }
 
 std::string block_hash_text(BlockHash hash) {
   char text[24];

@@ -1,10 +1,13 @@
 #include "core/capacity.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "core/checked_math.h"
+#include "core/units.h"
 
 namespace kvsim {
 namespace {
@@ -41,7 +44,7 @@ Status fill_model_terms(const ModelSpec& model, const CapacityQuery& query, Capa
   const auto tokens = checked_mul(query.batch, out->tokens_kept_per_seq);
   const auto bits = tokens ? checked_mul(*tokens, out->kv_bits_per_token) : std::nullopt;
   if (!bits) return overflow_error("kv_bytes_for_request");
-  out->kv_bytes_for_request = ceil_div(*bits, 8);
+  out->kv_bytes_for_request = ceil_div(*bits, kBitsPerByte);
   out->kv_bytes_per_block_nd =
       kv_bytes_per_block_nd(out->shape_per_device, query.kv, out->block_size);
   out->kv_bytes_per_block = out->nz ? kv_bytes_per_block_nz(out->shape_per_device, query.kv,
@@ -125,7 +128,7 @@ uint64_t kv_bytes_per_block_nd(const KvShape& shape, const KvStorage& storage,
   // One layer's K (or V) block is its own allocation: round each up to whole bytes.
   const uint64_t tensor_bits =
       uint64_t{block_size} * shape.heads * vector_bits(shape.vector_elements, storage);
-  return uint64_t{shape.num_layers} * shape.num_tensors * ceil_div(tensor_bits, 8);
+  return uint64_t{shape.num_layers} * shape.num_tensors * ceil_div(tensor_bits, kBitsPerByte);
 }
 
 BlockLayout block_layout(const KvShape& shape, uint32_t block_size, uint32_t nz_width) {
@@ -143,7 +146,8 @@ uint64_t kv_bytes_per_block_nz(const KvShape& shape, const KvStorage& storage, u
   const uint64_t data_bits = layout.nz_elements() * dtype_bits(storage.dtype);
   const uint64_t scale_bits =
       uint64_t{block_size} * shape.heads * scale_bits_per_vector(shape, storage);
-  return uint64_t{shape.num_layers} * shape.num_tensors * ceil_div(data_bits + scale_bits, 8);
+  return uint64_t{shape.num_layers} * shape.num_tensors *
+         ceil_div(data_bits + scale_bits, kBitsPerByte);
 }
 
 StatusOr<CapacityResult> compute_capacity(const ModelSpec& model, const DeviceSpec* device,
@@ -156,16 +160,16 @@ StatusOr<CapacityResult> compute_capacity(const ModelSpec& model, const DeviceSp
   }
   if (model.attention != AttentionKind::kMla && model.num_kv_heads % query.tp != 0 &&
       query.tp % model.num_kv_heads != 0) {
-    return Status::invalid_argument("--tp " + std::to_string(query.tp) + " must divide the " +
-                                    std::to_string(model.num_kv_heads) + " KV heads of '" +
-                                    model.name + "' or be a multiple of them");
+    return Status::invalid_argument(
+        fmt::format("--tp {} must divide the {} KV heads of '{}' or be a multiple of them",
+                    query.tp, model.num_kv_heads, model.name));
   }
   if (device != nullptr && !supports_kv_dtype(*device, query.kv.dtype)) {
-    std::string valid;
-    for (DType dtype : device->kv_dtypes)
-      valid += (valid.empty() ? "" : ", ") + std::string(dtype_name(dtype));
-    return Status::invalid_argument("device '" + device->name + "' does not store KV as " +
-                                    std::string(dtype_name(query.kv.dtype)) + "; valid: " + valid);
+    std::vector<std::string_view> valid;
+    for (DType dtype : device->kv_dtypes) valid.push_back(dtype_name(dtype));
+    return Status::invalid_argument(fmt::format("device '{}' does not store KV as {}; valid: {}",
+                                                device->name, dtype_name(query.kv.dtype),
+                                                fmt::join(valid, ", ")));
   }
   CapacityResult out;
   out.block_size = query.block_size > 0 ? query.block_size

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/checked_math.h"
 #include "core/text_format.h"
 
 namespace kvsim {
@@ -118,7 +119,7 @@ void explain_budget(const ModelSpec& model, const DeviceSpec* device, const Capa
 void explain_counts(const ModelSpec& model, const CapacityQuery& query, const CapacityResult& r,
                     std::ostringstream& out) {
   if (!r.num_blocks) return;
-  const uint64_t blocks_per_seq = (r.tokens_kept_per_seq + r.block_size - 1) / r.block_size;
+  const uint64_t blocks_per_seq = ceil_div(r.tokens_kept_per_seq, r.block_size);
   out << "Blocks = floor(budget / bytes per block) = floor(" << format_count(*r.kv_budget_bytes)
       << " / " << format_count(r.kv_bytes_per_block) << ") = " << format_count(*r.num_blocks)
       << "\nMax tokens = blocks x block_size = " << format_count(*r.max_tokens)

@@ -1,5 +1,7 @@
 #include "core/config_node.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace kvsim {
@@ -7,7 +9,7 @@ namespace kvsim {
 std::string SourceMark::to_string() const {
   const std::string where = file.empty() ? std::string("<input>") : file;
   if (line <= 0) return where;
-  return where + ":" + std::to_string(line) + ":" + std::to_string(column);
+  return fmt::format("{}:{}:{}", where, line, column);
 }
 
 Status error_at(const SourceMark& mark, const std::string& message) {
@@ -110,8 +112,8 @@ Status ConfigNode::set_path(std::string_view dotted, ConfigNode value) {
   while (true) {
     if (node->is_null()) node->kind_ = Kind::kMap;
     if (!node->is_map()) {
-      return Status::invalid_argument("cannot set '" + std::string(dotted) + "': '" + walked +
-                                      "' is not a map");
+      return Status::invalid_argument(
+          fmt::format("cannot set '{}': '{}' is not a map", dotted, walked));
     }
     const size_t dot = dotted.find('.');
     const std::string key(dotted.substr(0, dot));

@@ -1,5 +1,7 @@
 #include "core/config_reader.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -29,15 +31,6 @@ std::string range_text(T min, T max) {
   return text.str();
 }
 
-// Built with append rather than "'" + std::string(text): GCC 12 at -O3 reports a false
-// -Wrestrict on that operator+ (GCC bug 105329), which breaks Release -Werror builds.
-std::string does_not_fit_message(std::string_view text) {
-  std::string message = "'";
-  message.append(text);
-  message.append("' does not fit in 64 bits");
-  return message;
-}
-
 }  // namespace
 
 Status parse_uint64(std::string_view text, uint64_t* out) {
@@ -48,7 +41,7 @@ Status parse_uint64(std::string_view text, uint64_t* out) {
     return Status::ok();
   }
   if (error == std::errc::result_out_of_range) {
-    return Status::invalid_argument(does_not_fit_message(text));
+    return Status::invalid_argument(fmt::format("'{}' does not fit in 64 bits", text));
   }
   long double scientific = 0;
   if (!text.empty() && text[0] != '-' &&
@@ -56,8 +49,7 @@ Status parse_uint64(std::string_view text, uint64_t* out) {
     *out = static_cast<uint64_t>(scientific);
     return Status::ok();
   }
-  return Status::invalid_argument("expected a non-negative integer, got '" + std::string(text) +
-                                  "'");
+  return Status::invalid_argument(fmt::format("expected a non-negative integer, got '{}'", text));
 }
 
 Status parse_int64(std::string_view text, int64_t* out) {
@@ -68,14 +60,14 @@ Status parse_int64(std::string_view text, int64_t* out) {
     return Status::ok();
   }
   if (error == std::errc::result_out_of_range) {
-    return Status::invalid_argument(does_not_fit_message(text));
+    return Status::invalid_argument(fmt::format("'{}' does not fit in 64 bits", text));
   }
   long double scientific = 0;
   if (parse_scientific_integer(text, 9223372036854774784.0L, &scientific)) {
     *out = static_cast<int64_t>(scientific);
     return Status::ok();
   }
-  return Status::invalid_argument("expected an integer, got '" + std::string(text) + "'");
+  return Status::invalid_argument(fmt::format("expected an integer, got '{}'", text));
 }
 
 Status parse_double(std::string_view text, double* out) {
@@ -83,7 +75,7 @@ Status parse_double(std::string_view text, double* out) {
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size() || text.empty() ||
       !std::isfinite(value)) {
-    return Status::invalid_argument("expected a finite number, got '" + std::string(text) + "'");
+    return Status::invalid_argument(fmt::format("expected a finite number, got '{}'", text));
   }
   *out = value;
   return Status::ok();
@@ -98,7 +90,7 @@ Status parse_bool(std::string_view text, bool* out) {
     *out = false;
     return Status::ok();
   }
-  return Status::invalid_argument("expected true or false, got '" + std::string(text) + "'");
+  return Status::invalid_argument(fmt::format("expected true or false, got '{}'", text));
 }
 
 ConfigReader::ConfigReader(const ConfigNode& node, std::string what)
@@ -111,11 +103,11 @@ const ConfigNode* ConfigReader::scalar_field(std::string_view key, bool required
   if (!status_.is_ok()) return nullptr;
   const ConfigNode* field = node_.find(key);
   if (field == nullptr || field->is_null()) {
-    if (required) fail("missing required field '" + std::string(key) + "' in " + what_);
+    if (required) fail(fmt::format("missing required field '{}' in {}", key, what_));
     return nullptr;
   }
   if (!field->is_scalar()) {
-    fail(*field, "field '" + std::string(key) + "' must be a single value");
+    fail(*field, fmt::format("field '{}' must be a single value", key));
     return nullptr;
   }
   return field;
@@ -142,8 +134,8 @@ void ConfigReader::read_number(std::string_view key, T* out, T min, T max, bool 
   }
   if (parsed.is_ok() && (value < min || value > max)) parsed = Status::invalid_argument("");
   if (!parsed.is_ok()) {
-    fail(*field, "field '" + std::string(key) + "' must be a number in " + range_text(min, max) +
-                     ", got '" + field->text() + "'");
+    fail(*field, fmt::format("field '{}' must be a number in {}, got '{}'", key,
+                             range_text(min, max), field->text()));
     return;
   }
   *out = value;

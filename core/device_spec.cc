@@ -1,10 +1,8 @@
 #include "core/device_spec.h"
 
-#include <algorithm>
-#include <array>
-#include <vector>
+#include <fmt/format.h>
 
-#include "core/names.h"
+#include <algorithm>
 
 namespace kvsim {
 namespace {
@@ -15,12 +13,10 @@ Status field_error(const DeviceSpec& device, const std::string& message) {
 
 }  // namespace
 
-std::string_view kv_layout_name(KvLayout layout) { return layout == KvLayout::kNd ? "nd" : "nz"; }
+std::string_view kv_layout_name(KvLayout layout) { return kKvLayoutNames.name(layout); }
 
 StatusOr<KvLayout> parse_kv_layout(std::string_view name) {
-  if (name == "nd") return KvLayout::kNd;
-  if (name == "nz") return KvLayout::kNz;
-  return Status::invalid_argument(unknown_name_message("kv_layout", name, {"nd", "nz"}));
+  return kKvLayoutNames.parse(name, "kv_layout");
 }
 
 bool supports_kv_dtype(const DeviceSpec& device, DType dtype) {
@@ -55,15 +51,16 @@ Status validate_device(const DeviceSpec& device) {
           std::find_if(device.nz_fractal_width.begin(), device.nz_fractal_width.end(),
                        [&](const auto& entry) { return entry.first == dtype; });
       if (named == device.nz_fractal_width.end()) {
-        return field_error(device, "kv_layout nz needs nz_fractal_width for kv dtype " +
-                                       std::string(dtype_name(dtype)));
+        return field_error(
+            device,
+            fmt::format("kv_layout nz needs nz_fractal_width for kv dtype {}", dtype_name(dtype)));
       }
     }
   }
   for (const auto& [dtype, width] : device.nz_fractal_width) {
     if (width == 0) {
       return field_error(device,
-                         "nz_fractal_width for " + std::string(dtype_name(dtype)) + " must be > 0");
+                         fmt::format("nz_fractal_width for {} must be > 0", dtype_name(dtype)));
     }
   }
   return Status::ok();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/enum_names.h"
 #include "core/status.h"
 
 namespace kvsim {
@@ -21,8 +22,13 @@ enum class KvLayout : uint8_t {
   kNz,  // fractal [ceil(kv_heads*head_dim/n0), ceil(block_size/16)*16, n0] (Ascend 310P)
 };
 
+// The YAML / CLI names: "nd", "nz" (the kernels parse their --kv-layout with this table too).
+inline constexpr EnumNames<KvLayout, 2> kKvLayoutNames{{{
+    {KvLayout::kNd, "nd"},
+    {KvLayout::kNz, "nz"},
+}}};
 std::string_view kv_layout_name(KvLayout layout);
-StatusOr<KvLayout> parse_kv_layout(std::string_view name);
+StatusOr<KvLayout> parse_kv_layout(std::string_view name);  // an error names "kv_layout"
 
 struct DeviceSpec {
   std::string name;    // preset name, e.g. "a100-80g"

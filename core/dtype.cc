@@ -2,51 +2,44 @@
 
 #include <array>
 
-#include "core/names.h"
+#include "core/enum_names.h"
 
 namespace kvsim {
 namespace {
 
-struct DTypeInfo {
-  DType dtype;
-  std::string_view name;
-  uint32_t bits;
-};
+constexpr EnumNames<DType, 6> kNames{{{
+    {DType::kFp32, "fp32"},
+    {DType::kFp16, "fp16"},
+    {DType::kBf16, "bf16"},
+    {DType::kFp8, "fp8"},
+    {DType::kInt8, "int8"},
+    {DType::kInt4, "int4"},
+}}};
+constexpr std::array<DType, 6> kAll = kNames.values();
+constexpr std::array<uint32_t, 6> kBits = {32, 16, 16, 8, 8, 4};  // indexed by DType
 
-constexpr std::array<DTypeInfo, 6> kDTypes = {{
-    {DType::kFp32, "fp32", 32},
-    {DType::kFp16, "fp16", 16},
-    {DType::kBf16, "bf16", 16},
-    {DType::kFp8, "fp8", 8},
-    {DType::kInt8, "int8", 8},
-    {DType::kInt4, "int4", 4},
-}};
-
-constexpr std::array<DType, 6> kAll = {DType::kFp32, DType::kFp16, DType::kBf16,
-                                       DType::kFp8,  DType::kInt8, DType::kInt4};
-
-const DTypeInfo& info(DType dtype) {
-  const auto index = static_cast<size_t>(dtype);
-  KVSIM_CHECK(index < kDTypes.size(), "dtype out of range");
-  return kDTypes[index];
+// all_dtypes() promises declaration order, and kBits is indexed by the enum.
+constexpr bool in_declaration_order() {
+  for (size_t i = 0; i < kAll.size(); ++i) {
+    if (static_cast<size_t>(kAll[i]) != i) return false;
+  }
+  return true;
 }
+static_assert(in_declaration_order(), "kNames must list the dtypes in declaration order");
 
 }  // namespace
 
 std::span<const DType> all_dtypes() { return kAll; }
 
-uint32_t dtype_bits(DType dtype) { return info(dtype).bits; }
-
-std::string_view dtype_name(DType dtype) { return info(dtype).name; }
-
-StatusOr<DType> parse_dtype(std::string_view name) {
-  for (const DTypeInfo& entry : kDTypes) {
-    if (entry.name == name) return entry.dtype;
-  }
-  std::vector<std::string> valid;
-  for (const DTypeInfo& entry : kDTypes) valid.emplace_back(entry.name);
-  return Status::invalid_argument(unknown_name_message("dtype", name, valid));
+uint32_t dtype_bits(DType dtype) {
+  const auto index = static_cast<size_t>(dtype);
+  KVSIM_CHECK(index < kBits.size(), "dtype out of range");
+  return kBits[index];
 }
+
+std::string_view dtype_name(DType dtype) { return kNames.name(dtype); }
+
+StatusOr<DType> parse_dtype(std::string_view name) { return kNames.parse(name, "dtype"); }
 
 bool is_integer_dtype(DType dtype) { return dtype == DType::kInt8 || dtype == DType::kInt4; }
 

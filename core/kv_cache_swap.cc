@@ -2,6 +2,7 @@
 #include <string>
 
 #include "core/check.h"
+#include "core/checked_math.h"
 #include "core/kv_cache_manager.h"
 
 namespace kvsim {
@@ -102,7 +103,7 @@ void KvCacheManager::check_request(const RequestState& s, std::vector<uint32_t>*
   const auto who = [&s](const char* what) {
     return "request " + std::to_string(s.id) + ": " + what;
   };
-  KVSIM_CHECK(s.table.size() == (s.num_tokens + block_size_ - 1) / block_size_,
+  KVSIM_CHECK(s.table.size() == ceil_div(s.num_tokens, block_size_),
               who("block table size does not match its tokens"));
   KVSIM_CHECK(
       s.num_cached_blocks <= s.hashes.size() && s.num_cached_blocks <= s.num_tokens / block_size_,

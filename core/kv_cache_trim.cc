@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "core/check.h"
+#include "core/checked_math.h"
 #include "core/kv_cache_manager.h"
 
 namespace kvsim {
@@ -16,7 +17,7 @@ uint32_t KvCacheManager::plan_trim(const RequestState& s, const RetentionPolicy&
   const uint64_t sink = policy.sink_tokens();
   if (!window.has_value() || s.num_tokens <= sink + *window) return 0;
   const uint64_t gap_end = s.num_tokens - *window;  // first position kept by the window
-  const uint64_t first = (sink + block_size_ - 1) / block_size_;
+  const uint64_t first = ceil_div(sink, block_size_);
   const uint64_t last = gap_end / block_size_;  // blocks [first, last) lie wholly in the gap
   *begin = static_cast<uint32_t>(std::max<uint64_t>(first, s.trim_cursor));
   *end = static_cast<uint32_t>(std::max<uint64_t>(last, *begin));

@@ -31,6 +31,8 @@
 #include <array>
 #include <cstdint>
 
+#include "core/checked_math.h"
+
 namespace kvsim {
 
 inline constexpr uint32_t kNzRowAlign = 16;  // NZ fractal height: rows per fractal
@@ -43,9 +45,9 @@ struct BlockLayout {
   uint32_t nz_row_align = kNzRowAlign;  // rows padded to a multiple of this (1 = no padding)
 
   uint64_t columns() const { return uint64_t{kv_heads} * head_dim; }
-  uint64_t nz_fractal_columns() const { return (columns() + nz_width - 1) / nz_width; }
+  uint64_t nz_fractal_columns() const { return ceil_div(columns(), nz_width); }
   uint64_t nz_padded_block() const {
-    return (uint64_t{block_size} + nz_row_align - 1) / nz_row_align * nz_row_align;
+    return ceil_div(uint64_t{block_size}, nz_row_align) * nz_row_align;
   }
 
   std::array<uint64_t, 3> nd_shape() const { return {block_size, kv_heads, head_dim}; }

@@ -1,5 +1,7 @@
 #include "core/layout_report.h"
 
+#include <fmt/format.h>
+
 #include <cstdarg>
 #include <cstdio>
 
@@ -27,8 +29,7 @@ __attribute__((format(printf, 2, 3))) void appendf(std::string* out, const char*
 }
 
 std::string shape_text(const std::array<uint64_t, 3>& shape) {
-  return "[" + std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + ", " +
-         std::to_string(shape[2]) + "]";
+  return fmt::format("[{}, {}, {}]", shape[0], shape[1], shape[2]);
 }
 
 unsigned long long ull(uint64_t value) { return static_cast<unsigned long long>(value); }

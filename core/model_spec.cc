@@ -1,19 +1,18 @@
 #include "core/model_spec.h"
 
-#include <array>
-#include <vector>
+#include <fmt/format.h>
 
-#include "core/names.h"
+#include "core/enum_names.h"
 
 namespace kvsim {
 namespace {
 
-constexpr std::array<std::pair<AttentionKind, std::string_view>, 4> kKinds = {{
+constexpr EnumNames<AttentionKind, 4> kKindNames{{{
     {AttentionKind::kMha, "mha"},
     {AttentionKind::kGqa, "gqa"},
     {AttentionKind::kMqa, "mqa"},
     {AttentionKind::kMla, "mla"},
-}};
+}}};
 
 Status field_error(const ModelSpec& model, const std::string& message) {
   return Status::invalid_argument("model '" + model.name + "': " + message);
@@ -21,20 +20,10 @@ Status field_error(const ModelSpec& model, const std::string& message) {
 
 }  // namespace
 
-std::string_view attention_kind_name(AttentionKind kind) {
-  for (const auto& [value, name] : kKinds) {
-    if (value == kind) return name;
-  }
-  KVSIM_CHECK(false, "attention kind out of range");
-}
+std::string_view attention_kind_name(AttentionKind kind) { return kKindNames.name(kind); }
 
 StatusOr<AttentionKind> parse_attention_kind(std::string_view name) {
-  std::vector<std::string> valid;
-  for (const auto& [value, kind_name] : kKinds) {
-    if (kind_name == name) return value;
-    valid.emplace_back(kind_name);
-  }
-  return Status::invalid_argument(unknown_name_message("attention kind", name, valid));
+  return kKindNames.parse(name, "attention kind");
 }
 
 Status validate_model(const ModelSpec& model) {
@@ -43,9 +32,9 @@ Status validate_model(const ModelSpec& model) {
   if (model.num_kv_heads == 0) return field_error(model, "num_kv_heads must be > 0");
   if (model.head_dim == 0) return field_error(model, "head_dim must be > 0");
   if (model.num_attention_heads % model.num_kv_heads != 0) {
-    return field_error(model, "num_attention_heads (" + std::to_string(model.num_attention_heads) +
-                                  ") must be a multiple of num_kv_heads (" +
-                                  std::to_string(model.num_kv_heads) + ")");
+    return field_error(model, fmt::format("num_attention_heads ({}) must be a multiple of "
+                                          "num_kv_heads ({})",
+                                          model.num_attention_heads, model.num_kv_heads));
   }
   if (model.num_active_params > model.num_params) {
     return field_error(model, "num_active_params must not exceed num_params");

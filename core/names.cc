@@ -1,5 +1,7 @@
 #include "core/names.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <numeric>
 
@@ -36,15 +38,11 @@ std::string nearest_name(std::string_view name, const std::vector<std::string>& 
 
 std::string unknown_name_message(std::string_view kind, std::string_view name,
                                  const std::vector<std::string>& valid) {
-  std::string message = "unknown " + std::string(kind) + " '" + std::string(name) + "'";
   const std::string nearest = nearest_name(name, valid);
-  if (!nearest.empty()) message += " (did you mean '" + nearest + "'?)";
-  message += "; valid: ";
-  for (size_t i = 0; i < valid.size(); ++i) {
-    if (i > 0) message += ", ";
-    message += valid[i];
-  }
-  return message;
+  const std::string suggestion =
+      nearest.empty() ? "" : fmt::format(" (did you mean '{}'?)", nearest);
+  return fmt::format("unknown {} '{}'{}; valid: {}", kind, name, suggestion,
+                     fmt::join(valid, ", "));
 }
 
 }  // namespace kvsim

@@ -1,6 +1,8 @@
 #include "core/preset_loader.h"
 
 #include "core/config_reader.h"
+#include "core/enum_names.h"
+#include "core/units.h"
 
 namespace kvsim {
 namespace {
@@ -27,18 +29,10 @@ void read_model_shape(ConfigReader& r, ModelSpec& spec) {
   r.required("num_params", &spec.num_params, 1ull, kMaxParams);
   spec.num_active_params = spec.num_params;
   r.optional("num_active_params", &spec.num_active_params, 1ull, kMaxParams);
-  r.required_with("attention", &spec.attention, [](std::string_view text, AttentionKind* out) {
-    KVSIM_ASSIGN_OR_RETURN(*out, parse_attention_kind(text));
-    return Status::ok();
-  });
+  r.required_with("attention", &spec.attention, parse_into<parse_attention_kind>);
   r.optional("sliding_window_tokens", &spec.sliding_window_tokens, 1u, kMaxPositions);
   r.optional("kv_lora_rank", &spec.kv_lora_rank, 1u, kMaxHeadDim);
   r.optional("qk_rope_head_dim", &spec.qk_rope_head_dim, 1u, kMaxHeadDim);
-}
-
-Status parse_dtype_into(std::string_view text, DType* out) {
-  KVSIM_ASSIGN_OR_RETURN(*out, parse_dtype(text));
-  return Status::ok();
 }
 
 void read_kv_dtypes(ConfigReader& r, DeviceSpec& spec) {
@@ -50,7 +44,7 @@ void read_kv_dtypes(ConfigReader& r, DeviceSpec& spec) {
   if (!list->is_sequence()) return r.fail(*list, "kv_dtypes must be a list such as [fp16, int8]");
   for (const ConfigNode& item : list->items()) {
     DType dtype{};
-    Status parsed = item.is_scalar() ? parse_dtype_into(item.text(), &dtype)
+    Status parsed = item.is_scalar() ? parse_into<parse_dtype>(item.text(), &dtype)
                                      : Status::invalid_argument("expected a dtype name");
     if (!parsed.is_ok()) return r.fail(item, "kv_dtypes: " + parsed.message());
     spec.kv_dtypes.push_back(dtype);
@@ -63,7 +57,7 @@ void read_nz_widths(ConfigReader& r, DeviceSpec& spec) {
   if (!map->is_map()) return r.fail(*map, "nz_fractal_width must map dtypes to widths");
   for (const auto& [name, value] : map->entries()) {
     DType dtype{};
-    Status parsed = parse_dtype_into(name, &dtype);
+    Status parsed = parse_into<parse_dtype>(name, &dtype);
     uint64_t width = 0;
     if (parsed.is_ok()) {
       parsed = value.is_scalar() ? parse_uint64(value.text(), &width)
@@ -89,7 +83,7 @@ void read_memory(ConfigReader& r, DeviceSpec& spec) {
         "memory_gb (vendor GB, 10^9 bytes)");
   }
   spec.memory_bytes =
-      gib > 0 ? static_cast<uint64_t>(gib * 1073741824.0) : static_cast<uint64_t>(gb * 1e9);
+      gib > 0 ? static_cast<uint64_t>(gib * kBytesPerGiB) : static_cast<uint64_t>(gb * kGB);
 }
 
 }  // namespace
@@ -123,10 +117,7 @@ StatusOr<DeviceSpec> device_from_config(const ConfigNode& node, const std::strin
   r.required("int8_tops", &spec.int8_tops, 1e-3, kMaxRate);
   r.required("interconnect_gbps", &spec.interconnect_gbps, 1e-3, kMaxRate);
   r.required("host_link_gbps", &spec.host_link_gbps, 1e-3, kMaxRate);
-  r.required_with("kv_layout", &spec.kv_layout, [](std::string_view text, KvLayout* out) {
-    KVSIM_ASSIGN_OR_RETURN(*out, parse_kv_layout(text));
-    return Status::ok();
-  });
+  r.required_with("kv_layout", &spec.kv_layout, parse_into<parse_kv_layout>);
   read_nz_widths(r, spec);
   read_kv_dtypes(r, spec);
   r.required("kv_memory_factor", &spec.kv_memory_factor, 1e-3, 1.0);

@@ -1,45 +1,39 @@
 #include "core/presets.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "core/embedded_presets.h"
+#include "core/enum_names.h"
 #include "core/names.h"
 #include "core/preset_loader.h"
 #include "core/yaml_io.h"
 
 namespace kvsim {
+namespace {
 
-std::string_view preset_dir(PresetKind kind) {
-  switch (kind) {
-    case PresetKind::kModel:
-      return "models";
-    case PresetKind::kDevice:
-      return "devices";
-    case PresetKind::kScenario:
-      return "scenarios";
-    case PresetKind::kSweep:
-      return "sweeps";
-    case PresetKind::kLink:
-      return "links";
-  }
-  return "";
-}
+// Where the embedded presets of a kind live (presets/<dir>/<name>.yaml).
+constexpr EnumNames<PresetKind, 5> kDirs{{{
+    {PresetKind::kModel, "models"},
+    {PresetKind::kDevice, "devices"},
+    {PresetKind::kScenario, "scenarios"},
+    {PresetKind::kSweep, "sweeps"},
+    {PresetKind::kLink, "links"},
+}}};
+constexpr EnumNames<PresetKind, 5> kKindNames{{{
+    {PresetKind::kModel, "model"},
+    {PresetKind::kDevice, "device"},
+    {PresetKind::kScenario, "scenario"},
+    {PresetKind::kSweep, "sweep"},
+    {PresetKind::kLink, "link"},
+}}};
 
-std::string_view preset_kind_name(PresetKind kind) {
-  switch (kind) {
-    case PresetKind::kModel:
-      return "model";
-    case PresetKind::kDevice:
-      return "device";
-    case PresetKind::kScenario:
-      return "scenario";
-    case PresetKind::kSweep:
-      return "sweep";
-    case PresetKind::kLink:
-      return "link";
-  }
-  return "";
-}
+}  // namespace
+
+std::string_view preset_dir(PresetKind kind) { return kDirs.name(kind); }
+
+std::string_view preset_kind_name(PresetKind kind) { return kKindNames.name(kind); }
 
 std::vector<std::string> preset_names(PresetKind kind) {
   std::vector<std::string> names;
@@ -81,12 +75,12 @@ StatusOr<ConfigNode> load_preset_node(PresetKind kind, std::string_view name_or_
   if (looks_like_path(name_or_path)) return read_yaml_file(std::string(name_or_path));
   const std::string_view* text = embedded_preset_text(kind, name_or_path);
   if (text == nullptr) {
-    return Status::not_found(unknown_name_message(std::string(preset_kind_name(kind)) + " preset",
+    return Status::not_found(unknown_name_message(fmt::format("{} preset", preset_kind_name(kind)),
                                                   name_or_path, preset_names(kind)) +
                              " (or give a path to a .yaml file)");
   }
   const std::string virtual_path =
-      "presets/" + std::string(preset_dir(kind)) + "/" + std::string(name_or_path) + ".yaml";
+      fmt::format("presets/{}/{}.yaml", preset_dir(kind), name_or_path);
   return parse_yaml(*text, virtual_path);
 }
 

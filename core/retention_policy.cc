@@ -1,5 +1,7 @@
 #include "core/retention_policy.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <numeric>
 
@@ -91,23 +93,22 @@ void HeavyHitterRetention::select(std::span<const uint64_t> positions,
 // Parses "A" or "A,B" into positive integers.
 Status parse_arguments(std::string_view name, std::string_view text, size_t count,
                        std::vector<uint64_t>* out) {
-  const std::string expected = count == 1 ? std::string(name) + ":N" : std::string(name) + ":A,B";
+  const std::string expected = fmt::format("{}:{}", name, count == 1 ? "N" : "A,B");
   size_t start = 0;
   while (start <= text.size()) {
     const size_t comma = std::min(text.find(',', start), text.size());
     uint64_t value = 0;
     if (!parse_uint64(text.substr(start, comma - start), &value).is_ok() || value == 0 ||
         value > (1ull << 40)) {
-      return Status::invalid_argument("retention policy '" + std::string(name) + ":" +
-                                      std::string(text) + "': expected " + expected +
-                                      " with positive integers");
+      return Status::invalid_argument(fmt::format(
+          "retention policy '{}:{}': expected {} with positive integers", name, text, expected));
     }
     out->push_back(value);
     start = comma + 1;
   }
   if (out->size() != count) {
-    return Status::invalid_argument("retention policy '" + std::string(name) + ":" +
-                                    std::string(text) + "': expected " + expected);
+    return Status::invalid_argument(
+        fmt::format("retention policy '{}:{}': expected {}", name, text, expected));
   }
   return Status::ok();
 }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/units.h"
+
 namespace kvsim {
 
 std::string format_count(uint64_t value) {
@@ -21,8 +23,8 @@ std::string format_bytes(double bytes) {
                                                         "TiB", "PiB", "EiB"};
   size_t unit = 0;
   double value = bytes;
-  while (std::fabs(value) >= 1024.0 && unit + 1 < kUnits.size()) {
-    value /= 1024.0;
+  while (std::fabs(value) >= kKiB && unit + 1 < kUnits.size()) {
+    value /= kKiB;
     ++unit;
   }
   if (unit == 0) return format_number(value) + " B";

@@ -1,5 +1,7 @@
 #include "core/tier_pool.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 
@@ -11,9 +13,8 @@ namespace kvsim {
 StatusOr<std::unique_ptr<TierPool>> TierPool::create(std::string name, uint32_t num_slots,
                                                      std::string_view eviction) {
   if (num_slots == 0 || num_slots > kMaxNumBlocks) {
-    return Status::invalid_argument("tier '" + name + "': slots must be in [1, " +
-                                    std::to_string(kMaxNumBlocks) + "], got " +
-                                    std::to_string(num_slots));
+    return Status::invalid_argument(
+        fmt::format("tier '{}': slots must be in [1, {}], got {}", name, kMaxNumBlocks, num_slots));
   }
   if (eviction == "none") {
     return Status::invalid_argument("tier '" + name +

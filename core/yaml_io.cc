@@ -1,5 +1,6 @@
 #include "core/yaml_io.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
@@ -20,11 +21,11 @@ class Converter {
   Status convert(const YAML::Node& node, int depth, ConfigNode* out) {
     const SourceMark mark = to_mark(node.Mark(), file_);
     if (depth > kMaxYamlDepth) {
-      return error_at(mark, "YAML nested deeper than " + std::to_string(kMaxYamlDepth));
+      return error_at(mark, fmt::format("YAML nested deeper than {}", kMaxYamlDepth));
     }
     if (++num_nodes_ > kMaxYamlNodes) {
-      return error_at(mark, "YAML has more than " + std::to_string(kMaxYamlNodes) +
-                                " nodes once aliases are expanded");
+      return error_at(mark, fmt::format("YAML has more than {} nodes once aliases are expanded",
+                                        kMaxYamlNodes));
     }
     switch (node.Type()) {
       case YAML::NodeType::Scalar:

@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 
+#include "core/checked_math.h"
 #include "gui/plot_panel.h"
 #include "gui/plot_style.h"
 
@@ -115,7 +116,7 @@ void show_block_step(PlotPanel* panel, const BlockGridData& data, size_t step_in
   QCustomPlot* plot = panel->plot();
   clear_plot(plot);
   const uint32_t columns = kBlockGridColumns;
-  const uint32_t rows = (data.num_blocks + columns - 1) / columns;
+  const uint32_t rows = ceil_div(data.num_blocks, columns);
   for (const BlockCell& cell : step.cells) {
     const double x = cell.id % columns;
     const double y = cell.id / columns;

@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 
+#include "core/units.h"
 #include "gui/plot_panel.h"
 #include "gui/plot_style.h"
 
@@ -63,7 +64,7 @@ void show_memory_breakdown(PlotPanel* panel, const CapacityViewData& data) {
   for (size_t s = 0; s < kMemorySegmentNames.size(); ++s) {
     QVector<double> gib;
     for (const DeviceCapacity& d : data.devices) {
-      gib.push_back(static_cast<double>(memory_segments(d.memory)[s]) / kBytesPerGib);
+      gib.push_back(static_cast<double>(memory_segments(d.memory)[s]) / kBytesPerGiB);
     }
     auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
     bars->setName(kMemorySegmentNames[s]);
@@ -80,7 +81,7 @@ void show_memory_breakdown(PlotPanel* panel, const CapacityViewData& data) {
   plot->yAxis->setLabel("device memory (GiB)");
   double top = 0;
   for (const DeviceCapacity& d : data.devices) {
-    top = std::max(top, static_cast<double>(d.device.memory_bytes) / kBytesPerGib);
+    top = std::max(top, static_cast<double>(d.device.memory_bytes) / kBytesPerGiB);
   }
   plot->yAxis->setRange(0, top * 1.3 + 1);
   plot->xAxis->grid()->setVisible(false);

@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "gui/text_file.h"
+#include "gui/save_file.h"
 
 namespace kvsim::gui {
 namespace {

@@ -1,6 +1,7 @@
 #include "gui/layout_model.h"
 
 #include "core/capacity.h"
+#include "core/enum_names.h"
 #include "core/layout_report.h"
 #include "core/presets.h"
 
@@ -58,20 +59,15 @@ std::optional<uint64_t> nz_cell_offset(const BlockLayout& layout, GridCell cell)
   return (tile * layout.nz_padded_block() + cell.row) * layout.nz_width + j;
 }
 
-const char* cell_kind_name(CellKind kind) {
-  switch (kind) {
-    case CellKind::kEvenHead:
-      return "head_even";
-    case CellKind::kOddHead:
-      return "head_odd";
-    case CellKind::kPadding:
-      return "padding";
-    case CellKind::kGap:
-      return "gap";
-    case CellKind::kPicked:
-      return "picked";
-  }
-  return "?";
+std::string_view cell_kind_name(CellKind kind) {
+  static constexpr EnumNames<CellKind, 5> kNames{{{
+      {CellKind::kEvenHead, "head_even"},
+      {CellKind::kOddHead, "head_odd"},
+      {CellKind::kPadding, "padding"},
+      {CellKind::kGap, "gap"},
+      {CellKind::kPicked, "picked"},
+  }}};
+  return kNames.name(kind);
 }
 
 CellGrid nd_grid(const BlockLayout& layout, uint32_t slot, uint32_t head, uint32_t dim) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/device_spec.h"
@@ -93,7 +94,7 @@ std::optional<uint64_t> nd_cell_offset(const BlockLayout& layout, GridCell cell)
 std::optional<uint64_t> nz_cell_offset(const BlockLayout& layout, GridCell cell);
 
 // Name of a cell kind for the CSV: "head_even", "head_odd", "padding", "gap", "picked".
-const char* cell_kind_name(CellKind kind);
+std::string_view cell_kind_name(CellKind kind);
 
 // The grids of a block layout with (slot, head, dim) picked (preconditions as nd_offset()).
 CellGrid nd_grid(const BlockLayout& layout, uint32_t slot, uint32_t head, uint32_t dim);

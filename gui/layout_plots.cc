@@ -33,7 +33,7 @@ CsvTable grid_table(const CellGrid& grid, const OffsetFn& offset) {
     for (uint32_t column = 0; column < grid.width; ++column) {
       const auto at = offset({column, row});
       table.rows.push_back({csv_number(uint64_t{column}), csv_number(uint64_t{row}),
-                            cell_kind_name(grid.at(column, row)),
+                            std::string(cell_kind_name(grid.at(column, row))),
                             at ? csv_number(*at) : std::string()});
     }
   }

@@ -4,15 +4,27 @@
 
 #include <QFileDialog>
 #include <QHBoxLayout>
+#include <QImage>
 #include <QLabel>
+#include <QMarginsF>
 #include <QMessageBox>
+#include <QPageLayout>
+#include <QPageSize>
+#include <QPdfWriter>
 #include <QPushButton>
 #include <QVBoxLayout>
+
+#include "gui/save_file.h"
 
 namespace kvsim::gui {
 namespace {
 
 int or_default(int value, int fallback) { return value > 0 ? value : fallback; }
+
+// The resolution of exports, as QCustomPlot's savePng records it in a PNG and savePdf draws on
+// a 96-dpi screen; in dots per metre for the PNG.
+constexpr int kExportDpi = 96;
+constexpr int kPngDotsPerMeter = static_cast<int>(kExportDpi / 0.0254);
 
 }  // namespace
 
@@ -55,18 +67,36 @@ const CsvTable& PlotPanel::table() const {
   return *table_;
 }
 
+// QCustomPlot's savePng and savePdf write straight to the path (a failure leaves a truncated
+// file), so the chart is rendered here as they render it and saved through save_file().
 Status PlotPanel::save_png(const QString& path, int width, int height) const {
-  if (!plot_->savePng(path, or_default(width, kExportWidth), or_default(height, kExportHeight))) {
-    return Status::io_error(path.toStdString() + ": cannot write PNG");
-  }
-  return Status::ok();
+  QImage image =
+      plot_->toPixmap(or_default(width, kExportWidth), or_default(height, kExportHeight)).toImage();
+  image.setDotsPerMeterX(kPngDotsPerMeter);
+  image.setDotsPerMeterY(kPngDotsPerMeter);
+  return save_file(path, "PNG", [&image](QIODevice* device) {
+    return !image.isNull() && image.save(device, "PNG");
+  });
 }
 
+// As savePdf: one page of width x height points without margins, the chart's width x height
+// pixels mapped onto it, drawn at 96 dpi (so a cosmetic 1-pixel pen is 0.75 pt wide).
 Status PlotPanel::save_pdf(const QString& path, int width, int height) const {
-  if (!plot_->savePdf(path, or_default(width, kExportWidth), or_default(height, kExportHeight))) {
-    return Status::io_error(path.toStdString() + ": cannot write PDF");
-  }
-  return Status::ok();
+  const int page_width = or_default(width, kExportWidth);
+  const int page_height = or_default(height, kExportHeight);
+  return save_file(path, "PDF", [&](QIODevice* device) {
+    QPdfWriter writer(device);
+    writer.setResolution(kExportDpi);
+    writer.setPageLayout(QPageLayout(QPageSize(QSizeF(page_width, page_height), QPageSize::Point,
+                                               QString(), QPageSize::ExactMatch),
+                                     QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
+    QCPPainter painter;
+    if (!painter.begin(&writer)) return false;
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setWindow(0, 0, page_width, page_height);
+    plot_->toPainter(&painter, page_width, page_height);
+    return painter.end();
+  });
 }
 
 Status PlotPanel::save_csv(const QString& path) const {

@@ -11,8 +11,6 @@ class QCustomPlot;
 
 namespace kvsim::gui {
 
-inline constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
-
 // A colour-blind-safe palette (Okabe-Ito), cycled.
 QColor series_color(int index);
 

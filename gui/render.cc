@@ -14,6 +14,7 @@
 #include "gui/layout_view.h"
 #include "gui/plot_panel.h"
 #include "gui/ppl_view.h"
+#include "gui/save_file.h"
 #include "gui/scenario_views.h"
 #include "gui/simulation_view.h"
 #include "gui/teaching_view.h"
@@ -94,10 +95,9 @@ Status save_view_png(QWidget* view, QSize size, const QString& path) {
   }
   QApplication::processEvents();
   const QPixmap picture = view->grab();
-  if (picture.isNull() || !picture.save(path, "PNG")) {
-    return Status::io_error(path.toStdString() + ": cannot write PNG");
-  }
-  return Status::ok();
+  return save_file(path, "PNG", [&picture](QIODevice* device) {
+    return !picture.isNull() && picture.save(device, "PNG");
+  });
 }
 
 Status render_all(const QString& scenario, const QString& out_dir, QStringList* written,

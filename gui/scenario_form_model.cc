@@ -6,7 +6,7 @@
 #include "core/presets.h"
 #include "core/text_format.h"
 #include "core/yaml_io.h"
-#include "gui/text_file.h"
+#include "gui/save_file.h"
 
 namespace kvsim::gui {
 namespace {

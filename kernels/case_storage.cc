@@ -5,6 +5,7 @@
 #include <random>
 
 #include "core/capacity.h"
+#include "core/checked_math.h"
 #include "kernels/simd16.h"
 
 namespace kvsim::kernels {
@@ -13,7 +14,7 @@ BlockPlan plan_blocks(const AttentionCase& c) {
   std::vector<uint32_t> counts;
   uint32_t needed = 0;
   for (const CaseSequence& seq : c.sequences) {
-    counts.push_back((seq.num_keys + c.block_size - 1) / c.block_size);
+    counts.push_back(ceil_div(seq.num_keys, c.block_size));
     needed += counts.back();
   }
   BlockPlan plan;

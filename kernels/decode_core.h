@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "core/check.h"
+#include "core/checked_math.h"
 #include "kernels/attention_shape.h"
 #include "kernels/decode_tiles.h"
 #include "kernels/eigen_core.h"
@@ -47,7 +48,7 @@ struct DecodeWorkspace {
   AlignedFloats rows;    // kTileRows converted rows (+16 slack each), or a staged wide tile
 };
 
-inline uint32_t round_up16(uint32_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
+inline uint32_t round_up16(uint32_t n) { return ceil_div(n, kLanes) * kLanes; }
 
 // In place: row[0..n) <- softmax(row[0..n)). `row` is a scores row (Eigen::AlignedMax), so the
 // vectorised exp treats the same n elements the same way in every kernel.
@@ -256,7 +257,7 @@ inline void check_sequence(const DecodeSequence& seq) {
 inline void check_paged_sequence(const DecodeSequence& seq, uint32_t block_size,
                                  uint64_t num_blocks) {
   check_sequence(seq);
-  const uint64_t blocks_needed = (uint64_t{seq.context_len} + block_size - 1) / block_size;
+  const uint64_t blocks_needed = ceil_div(uint64_t{seq.context_len}, block_size);
   KVSIM_CHECK(seq.block_table.size() >= blocks_needed, "paged decode: block table too short");
   if (seq.positions.empty()) {
     for (uint64_t b = 0; b < blocks_needed; ++b) {

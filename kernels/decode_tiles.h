@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/checked_math.h"
 #include "kernels/simd16.h"
 
 namespace kvsim::kernels {
@@ -163,7 +164,7 @@ struct WidePrefetch {
 
 // 64-byte lines that `bytes` bytes from a line boundary cover.
 inline constexpr uint32_t cache_lines(size_t bytes) {
-  return static_cast<uint32_t>((bytes + 63) / 64);
+  return static_cast<uint32_t>(ceil_div(bytes, 64u));
 }
 
 // Wide tiles: kWideRows consecutive slots of one block (row t at first.base + t * row_stride).

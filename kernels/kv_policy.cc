@@ -1,5 +1,7 @@
 #include "kernels/kv_policy.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <vector>
 
@@ -17,9 +19,10 @@ StatusOr<KiviConfig> parse_int4(std::string_view args) {
   if (comma == std::string_view::npos || !parse_uint64(args.substr(0, comma), &group).is_ok() ||
       !parse_uint64(args.substr(comma + 1), &residual).is_ok() || group == 0 || residual == 0 ||
       group > 4096 || residual > (1u << 20)) {
-    return Status::invalid_argument("KV policy 'int4:" + std::string(args) +
-                                    "': expected int4:G,R with a group size G in 1..4096 and "
-                                    "a residual length R >= 1");
+    return Status::invalid_argument(
+        fmt::format("KV policy 'int4:{}': expected int4:G,R with a group size G in 1..4096 and "
+                    "a residual length R >= 1",
+                    args));
   }
   return KiviConfig{static_cast<uint32_t>(group), static_cast<uint32_t>(residual)};
 }
@@ -36,8 +39,7 @@ StatusOr<KvPolicy> parse_kv_policy(std::string_view spec) {
   if (spec.substr(0, 5) == "int4:") {
     KVSIM_ASSIGN_OR_RETURN(policy.kivi, parse_int4(spec.substr(5)));
     policy.quant = KvQuant::kInt4Kivi;
-    policy.name =
-        "int4:" + std::to_string(policy.kivi.group) + "," + std::to_string(policy.kivi.residual);
+    policy.name = fmt::format("int4:{},{}", policy.kivi.group, policy.kivi.residual);
     return policy;
   }
   auto retention = make_retention_policy(spec);
@@ -58,26 +60,24 @@ StatusOr<KvPolicy> kv_policy_at_budget(std::string_view spec, uint64_t budget) {
   KVSIM_ASSIGN_OR_RETURN(KvPolicy policy, parse_kv_policy(spec));
   if (!policy.evicts()) return policy;
   const std::string name(spec.substr(0, spec.find(':')));
-  const std::string b = std::to_string(budget);
-  if (name == "window") return parse_kv_policy("window:" + b);
+  if (name == "window") return parse_kv_policy(fmt::format("window:{}", budget));
   const uint64_t whole = *policy.budget_tokens();
   const uint64_t first = policy.retention->sink_tokens();  // S of sink:S,W, H of h2o:H,R
   if (name == "sink") {
     if (budget <= first) {
-      return Status::invalid_argument("budget " + b + " leaves no window after " +
-                                      std::to_string(first) + " sink tokens (" + std::string(spec) +
-                                      ")");
+      return Status::invalid_argument(
+          fmt::format("budget {} leaves no window after {} sink tokens ({})", budget, first, spec));
     }
-    return parse_kv_policy("sink:" + std::to_string(first) + "," + std::to_string(budget - first));
+    return parse_kv_policy(fmt::format("sink:{},{}", first, budget - first));
   }
   // h2o: the same heavy-hitter share of the budget.
   const uint64_t heavy = static_cast<uint64_t>(
       std::llround(static_cast<double>(budget) * static_cast<double>(first) / whole));
   if (heavy == 0 || heavy >= budget) {
-    return Status::invalid_argument("budget " + b + " is too small to split as " +
-                                    std::string(spec) + " (heavy hitters and recent tokens)");
+    return Status::invalid_argument(fmt::format(
+        "budget {} is too small to split as {} (heavy hitters and recent tokens)", budget, spec));
   }
-  return parse_kv_policy("h2o:" + std::to_string(heavy) + "," + std::to_string(budget - heavy));
+  return parse_kv_policy(fmt::format("h2o:{},{}", heavy, budget - heavy));
 }
 
 }  // namespace kvsim::kernels

@@ -1,10 +1,13 @@
 #include "kernels/kv_quant.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "core/check.h"
+#include "core/checked_math.h"
 
 namespace kvsim::kernels {
 namespace {
@@ -106,9 +109,9 @@ Status validate_kivi(const KiviConfig& config, uint32_t block_size) {
     return Status::invalid_argument("int4:G,R: G and R must be positive");
   }
   if (block_size % config.group != 0) {
-    return Status::invalid_argument("int4:G,R: the group size G (" + std::to_string(config.group) +
-                                    ") must divide the block size (" + std::to_string(block_size) +
-                                    ")");
+    return Status::invalid_argument(
+        fmt::format("int4:G,R: the group size G ({}) must divide the block size ({})", config.group,
+                    block_size));
   }
   return Status::ok();
 }
@@ -123,8 +126,8 @@ Int4KiviCache::Int4KiviCache(const BlockLayout& block_layout, uint32_t blocks,
     : layout(block_layout),
       num_blocks(blocks),
       config(kivi),
-      packed_dim((block_layout.head_dim + 1) / 2),
-      value_groups((block_layout.head_dim + kivi.group - 1) / kivi.group) {
+      packed_dim(ceil_div(block_layout.head_dim, 2u)),
+      value_groups(ceil_div(block_layout.head_dim, kivi.group)) {
   KVSIM_CHECK(validate_kivi(kivi, block_layout.block_size).is_ok(), "Int4KiviCache: bad config");
   const size_t slots = size_t{blocks} * block_layout.block_size;
   k_codes.assign(slots * block_layout.kv_heads * packed_dim, 0);

@@ -1,5 +1,7 @@
 #include "kernels/kv_store.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -178,8 +180,9 @@ StatusOr<std::unique_ptr<KvStore>> make_kv_store(const KvStoreOptions& options,
     return {std::make_unique<PagedStore<Eigen::half>>(shape, num_layers, num_blocks,
                                                       options.block_size, options.nz)};
   }
-  return Status::invalid_argument("KV storage dtype '" + std::string(dtype_name(options.dtype)) +
-                                  "': the kernels store fp32 or fp16 (or int8/int4 quantized)");
+  return Status::invalid_argument(
+      fmt::format("KV storage dtype '{}': the kernels store fp32 or fp16 (or int8/int4 quantized)",
+                  dtype_name(options.dtype)));
 }
 
 }  // namespace kvsim::kernels

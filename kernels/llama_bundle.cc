@@ -4,7 +4,8 @@
 #include <sstream>
 
 #include "core/data_dir.h"
-#include "core/names.h"
+#include "core/device_spec.h"
+#include "core/enum_names.h"
 
 namespace kvsim::kernels {
 
@@ -22,16 +23,15 @@ StatusOr<LoadedLlama> load_llama(const std::string& checkpoint, const std::strin
 
 StatusOr<KvStoreOptions> make_kv_store_options(const std::string& layout, const std::string& dtype,
                                                uint32_t block_size) {
+  // The storage dtypes the float kernels implement (quantized stores come from a KV policy).
+  static constexpr EnumNames<DType, 2> kStorageDTypes{{{
+      {DType::kFp32, "fp32"},
+      {DType::kFp16, "fp16"},
+  }}};
   KvStoreOptions store;
-  if (layout != "nd" && layout != "nz") {
-    return Status::invalid_argument(unknown_name_message("KV layout", layout, {"nd", "nz"}));
-  }
-  store.nz = layout == "nz";
-  if (dtype != "fp32" && dtype != "fp16") {
-    return Status::invalid_argument(
-        unknown_name_message("KV storage dtype", dtype, {"fp32", "fp16"}));
-  }
-  store.dtype = dtype == "fp32" ? DType::kFp32 : DType::kFp16;
+  KVSIM_ASSIGN_OR_RETURN(const KvLayout kv_layout, kKvLayoutNames.parse(layout, "KV layout"));
+  store.nz = kv_layout == KvLayout::kNz;
+  KVSIM_ASSIGN_OR_RETURN(store.dtype, kStorageDTypes.parse(dtype, "KV storage dtype"));
   if (block_size == 0 || block_size > 4096) {
     return Status::invalid_argument("KV block size must be in [1, 4096]");
   }

@@ -1,5 +1,7 @@
 #include "kernels/llama_checkpoint.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -32,8 +34,7 @@ Status header_error(const std::string& what) {
 
 Status check_range(const char* field, int32_t value, int32_t max) {
   if (value <= 0 || value > max) {
-    return header_error(std::string(field) + " = " + std::to_string(value) + ", expected 1.." +
-                        std::to_string(max));
+    return header_error(fmt::format("{} = {}, expected 1..{}", field, value, max));
   }
   return Status::ok();
 }
@@ -51,10 +52,8 @@ StatusOr<LlamaConfig> parse_header(ByteReader* reader) {
   KVSIM_RETURN_IF_ERROR(check_range("n_heads", h[3], h[0]));
   KVSIM_RETURN_IF_ERROR(check_range("n_kv_heads", h[4], h[3]));
   if (h[5] == 0 || h[5] < -kMaxVocab || h[5] > kMaxVocab) {
-    return header_error("vocab_size = " + std::to_string(h[5]) +
-                        ", expected a non-zero value "
-                        "within +-" +
-                        std::to_string(kMaxVocab));
+    return header_error(
+        fmt::format("vocab_size = {}, expected a non-zero value within +-{}", h[5], kMaxVocab));
   }
   KVSIM_RETURN_IF_ERROR(check_range("seq_len", h[6], kMaxSeqLen));
   LlamaConfig c;
@@ -67,12 +66,12 @@ StatusOr<LlamaConfig> parse_header(ByteReader* reader) {
   c.shared_classifier = h[5] > 0;
   c.seq_len = static_cast<uint32_t>(h[6]);
   if (c.dim % c.n_heads != 0 || c.head_dim() % 2 != 0) {
-    return header_error("dim " + std::to_string(c.dim) + " / n_heads " + std::to_string(c.n_heads) +
-                        " must be a whole, even head_dim (RoPE pairs)");
+    return header_error(fmt::format(
+        "dim {} / n_heads {} must be a whole, even head_dim (RoPE pairs)", c.dim, c.n_heads));
   }
   if (c.n_heads % c.n_kv_heads != 0) {
-    return header_error("n_kv_heads " + std::to_string(c.n_kv_heads) + " must divide n_heads " +
-                        std::to_string(c.n_heads));
+    return header_error(
+        fmt::format("n_kv_heads {} must divide n_heads {}", c.n_kv_heads, c.n_heads));
   }
   return c;
 }
@@ -104,12 +103,12 @@ uint64_t expected_bytes(const LlamaConfig& c) {
 Status read_tensor(ByteReader* reader, const char* name, uint64_t count, std::vector<float>* out) {
   out->resize(count);
   if (!reader->read_floats(out->data(), count)) {
-    return Status::parse_error(std::string("truncated in tensor ") + name);
+    return Status::parse_error(fmt::format("truncated in tensor {}", name));
   }
   for (uint64_t i = 0; i < count; ++i) {
     if (!std::isfinite((*out)[i])) {
-      return Status::parse_error(std::string("non-finite weight in tensor ") + name +
-                                 " at element " + std::to_string(i));
+      return Status::parse_error(
+          fmt::format("non-finite weight in tensor {} at element {}", name, i));
     }
   }
   return Status::ok();
@@ -118,12 +117,11 @@ Status read_tensor(ByteReader* reader, const char* name, uint64_t count, std::ve
 Status parse_body(ByteReader* reader, size_t file_size, LlamaWeights* w) {
   const uint64_t expected = expected_bytes(w->config);
   if (file_size != expected) {
-    return Status::parse_error(
-        std::string(file_size < expected ? "truncated" : "trailing bytes") + ": the header (dim " +
-        std::to_string(w->config.dim) + ", " + std::to_string(w->config.n_layers) +
-        " layers, vocab " + std::to_string(w->config.vocab_size) + ", seq_len " +
-        std::to_string(w->config.seq_len) + ") implies " + std::to_string(expected) +
-        " bytes, the file has " + std::to_string(file_size));
+    return Status::parse_error(fmt::format(
+        "{}: the header (dim {}, {} layers, vocab {}, seq_len {}) implies {} bytes, "
+        "the file has {}",
+        file_size < expected ? "truncated" : "trailing bytes", w->config.dim, w->config.n_layers,
+        w->config.vocab_size, w->config.seq_len, expected, file_size));
   }
   for (const TensorSpec& t : tensor_specs(w->config)) {
     KVSIM_RETURN_IF_ERROR(read_tensor(reader, t.name, t.count, &(w->*t.member)));

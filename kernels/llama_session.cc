@@ -1,7 +1,11 @@
 #include "kernels/llama_session.h"
 
+#include <fmt/format.h>
+
 #include <limits>
 #include <numeric>
+
+#include "core/checked_math.h"
 
 namespace kvsim::kernels {
 
@@ -10,9 +14,8 @@ StatusOr<LlamaSession> LlamaSession::create(const LlamaModel& model,
   const LlamaConfig& c = model.config();
   const uint32_t max_tokens = options.max_tokens == 0 ? c.seq_len : options.max_tokens;
   if (max_tokens > c.seq_len) {
-    return Status::invalid_argument("context of " + std::to_string(max_tokens) +
-                                    " tokens exceeds the model's seq_len " +
-                                    std::to_string(c.seq_len));
+    return Status::invalid_argument(
+        fmt::format("context of {} tokens exceeds the model's seq_len {}", max_tokens, c.seq_len));
   }
   if (options.max_sequences == 0 || options.max_sequences > 4096) {
     return Status::invalid_argument("a session runs 1..4096 sequences");
@@ -25,7 +28,7 @@ StatusOr<LlamaSession> LlamaSession::create(const LlamaModel& model,
   const uint32_t block_size = options.store.block_size;
   if (block_size == 0) return Status::invalid_argument("KV block size must be > 0");
   KvCacheConfig cache;
-  cache.num_blocks = (max_tokens + block_size - 1) / block_size * options.max_sequences;
+  cache.num_blocks = ceil_div(max_tokens, block_size) * options.max_sequences;
   cache.block_size = block_size;
   cache.eviction = "none";  // no prefix reuse between the sequences of a session
   cache.expected_requests = options.max_sequences;

@@ -1,9 +1,13 @@
 #include "kernels/perplexity.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
 #include "core/capacity.h"
+#include "core/checked_math.h"
+#include "core/units.h"
 #include "kernels/llama_session.h"
 #include "kernels/tokenizer.h"
 
@@ -46,7 +50,7 @@ SessionOptions session_options(const KvPolicy& policy, const PerplexityOptions& 
   s.store.kivi = policy.kivi;
   if (policy.quant == KvQuant::kInt4Kivi) {  // key groups must not straddle blocks
     const uint32_t g = policy.kivi.group;
-    s.store.block_size = (std::max(s.store.block_size, g) + g - 1) / g * g;
+    s.store.block_size = ceil_div(std::max(s.store.block_size, g), g) * g;
   }
   s.retention = policy.retention;
   s.max_tokens = ctx;
@@ -68,7 +72,7 @@ uint64_t kv_bytes(const LlamaModel& model, const KvPolicy& policy, const KvStore
     bits = kv_bits_per_token(shape, {DType::kInt4, policy.kivi.group}) * quantized +
            kv_bits_per_token(shape, {DType::kFp32, 0}) * (tokens - quantized);
   }
-  return (bits + 7) / 8;
+  return ceil_div(bits, kBitsPerByte);
 }
 
 // Decodes a batch of windows (inputs[w], the first ones longest: only the text's last window
@@ -117,14 +121,14 @@ void score_windows(const WindowLogProbs& full, const WindowLogProbs& mine,
 Status check_inputs(const LlamaModel& model, std::span<const int> tokens, uint32_t ctx) {
   const LlamaConfig& c = model.config();
   if (ctx == 0 || ctx > c.seq_len) {
-    return Status::invalid_argument("--ctx " + std::to_string(ctx) + ": expected 1.." +
-                                    std::to_string(c.seq_len) + " (the model's seq_len)");
+    return Status::invalid_argument(
+        fmt::format("--ctx {}: expected 1..{} (the model's seq_len)", ctx, c.seq_len));
   }
   if (tokens.empty()) return Status::invalid_argument("the text has no tokens to score");
   for (int t : tokens) {
     if (t < 0 || static_cast<uint32_t>(t) >= c.vocab_size) {
-      return Status::invalid_argument("token id " + std::to_string(t) +
-                                      " is outside the model's vocabulary");
+      return Status::invalid_argument(
+          fmt::format("token id {} is outside the model's vocabulary", t));
     }
   }
   return Status::ok();
@@ -147,14 +151,14 @@ StatusOr<PerplexityReport> measure_perplexity(const LlamaModel& model, std::span
   for (const KvPolicy& p : all) {
     auto session = LlamaSession::create(
         model,
-        session_options(p, options, ctx, static_cast<uint32_t>((tokens.size() + ctx - 1) / ctx)));
+        session_options(p, options, ctx, static_cast<uint32_t>(ceil_div(tokens.size(), ctx))));
     if (!session.is_ok()) return session.status().with_context("KV policy " + p.name);
     runs.push_back({p, std::move(session).value()});
   }
   const uint32_t vocab = model.config().vocab_size;
-  const size_t window_count = (tokens.size() + ctx - 1) / ctx;
+  const size_t window_count = ceil_div(tokens.size(), ctx);
   WindowLogProbs full_logp, logp;
-  const size_t steps = (window_count + kMaxBatch - 1) / kMaxBatch * runs.size();  // progress
+  const size_t steps = ceil_div(window_count, kMaxBatch) * runs.size();  // progress
   size_t steps_done = 0;
   for (size_t first = 0; first < window_count; first += kMaxBatch) {
     const size_t last = std::min(window_count, first + kMaxBatch);
@@ -168,8 +172,8 @@ StatusOr<PerplexityReport> measure_perplexity(const LlamaModel& model, std::span
     for (PolicyRun& run : runs) {
       const bool is_full = &run == &runs.front();
       if (!run_windows(inputs, vocab, hooks, &run.session, is_full ? &full_logp : &logp)) {
-        return Status::cancelled("perplexity cancelled after " + std::to_string(steps_done) +
-                                 " of " + std::to_string(steps) + " steps");
+        return Status::cancelled(
+            fmt::format("perplexity cancelled after {} of {} steps", steps_done, steps));
       }
       for (size_t w = 0; w < inputs.size(); ++w) {
         run.max_attended = std::max(run.max_attended, run.session.max_attended(w));

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/check.h"
+#include "core/checked_math.h"
 
 namespace kvsim::kernels {
 namespace {
@@ -108,8 +109,7 @@ void prefill_attention_flash(const AttentionShape& shape, const PagedKv<const T>
   size_t total = 0;
   for (const PrefillSequence& seq : seqs) {
     KVSIM_CHECK(seq.num_new >= 1, "prefill_flash: a chunk has at least one token");
-    const uint64_t blocks =
-        (uint64_t{seq.num_cached} + seq.num_new + layout.block_size - 1) / layout.block_size;
+    const uint64_t blocks = ceil_div(uint64_t{seq.num_cached} + seq.num_new, layout.block_size);
     KVSIM_CHECK(seq.block_table.size() >= blocks, "prefill_flash: block table too short");
     for (uint64_t b = 0; b < blocks; ++b) {
       KVSIM_CHECK(seq.block_table[b] < num_blocks, "prefill_flash: block id out of range");

@@ -1,5 +1,7 @@
 #include "kernels/tokenizer.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -39,16 +41,15 @@ StatusOr<Tokenizer> Tokenizer::parse(std::span<const uint8_t> bytes, uint32_t vo
     return Status::parse_error(name + ": truncated: expected an int32 max_token_length");
   }
   if (max_length <= 0 || max_length > kMaxPieceLength) {
-    return Status::parse_error(name + ": max_token_length = " + std::to_string(max_length) +
-                               ", expected 1.." + std::to_string(kMaxPieceLength));
+    return Status::parse_error(fmt::format("{}: max_token_length = {}, expected 1..{}", name,
+                                           max_length, kMaxPieceLength));
   }
   Tokenizer t;
   t.max_token_length_ = static_cast<uint32_t>(max_length);
   t.pieces_.resize(vocab_size);
   t.scores_.resize(vocab_size);
   for (uint32_t i = 0; i < vocab_size; ++i) {
-    const std::string where =
-        name + ": token " + std::to_string(i) + " of " + std::to_string(vocab_size);
+    const std::string where = fmt::format("{}: token {} of {}", name, i, vocab_size);
     int32_t length = 0;
     if (!reader.read_float(&t.scores_[i]) || !reader.read_int32(&length)) {
       return Status::parse_error(where +
@@ -56,18 +57,18 @@ StatusOr<Tokenizer> Tokenizer::parse(std::span<const uint8_t> bytes, uint32_t vo
     }
     if (!std::isfinite(t.scores_[i])) return Status::parse_error(where + ": non-finite score");
     if (length < 0 || length > max_length) {
-      return Status::parse_error(where + ": length " + std::to_string(length) + ", expected 0.." +
-                                 std::to_string(max_length));
+      return Status::parse_error(
+          fmt::format("{}: length {}, expected 0..{}", where, length, max_length));
     }
     if (!reader.read_string(static_cast<size_t>(length), &t.pieces_[i])) {
-      return Status::parse_error(where + ": truncated (expected " + std::to_string(length) +
-                                 " bytes of piece)");
+      return Status::parse_error(
+          fmt::format("{}: truncated (expected {} bytes of piece)", where, length));
     }
   }
   if (reader.remaining() != 0) {
-    return Status::parse_error(name + ": " + std::to_string(reader.remaining()) +
-                               " trailing bytes after " + std::to_string(vocab_size) +
-                               " tokens (does the vocabulary size match the checkpoint?)");
+    return Status::parse_error(fmt::format(
+        "{}: {} trailing bytes after {} tokens (does the vocabulary size match the checkpoint?)",
+        name, reader.remaining(), vocab_size));
   }
   for (uint32_t i = 0; i < vocab_size; ++i) t.ids_.emplace(t.pieces_[i], static_cast<int>(i));
   return t;

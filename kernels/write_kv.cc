@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/check.h"
+#include "core/checked_math.h"
 
 namespace kvsim::kernels {
 namespace {
@@ -19,7 +20,7 @@ uint64_t check_writes(const PagedKv<T>& cache, uint64_t block_elements,
   uint64_t tokens = 0;
   for (const KvWrite& w : writes) {
     const uint64_t end = uint64_t{w.token_offset} + w.seqlen;
-    const uint64_t blocks = (end + layout.block_size - 1) / layout.block_size;
+    const uint64_t blocks = ceil_div(end, layout.block_size);
     KVSIM_CHECK(w.block_table.size() >= blocks, "write_kv: block table too short");
     for (uint64_t b = w.token_offset / layout.block_size; b < blocks; ++b) {
       KVSIM_CHECK(w.block_table[b] < num_blocks, "write_kv: block id out of range");

@@ -58,9 +58,8 @@ class Cluster::Peer final : public KvConnector, public KvHandOff {
     kv.num_tokens = request.prompt_tokens - hit.num_tokens;
     return {false, kv};
   }
-  void start(uint32_t slot, SimRequest& request, const ExternalKv& kv,
-             KvTransfers& transfers) override {
-    request.kv_ready_ns = transfers.now_ns();
+  void start(uint32_t slot, SimRequest& /*request*/, const ExternalKv& kv,
+             KvTransfers& /*transfers*/) override {
     cluster_->actions_.push_back({Action::kReceiveReady, replica_, slot, kv.num_new_blocks});
   }
   void on_dropped(const SimRequest& request) override {
@@ -192,8 +191,8 @@ Status Cluster::build_tiers() {
       KVSIM_ASSIGN_OR_RETURN(
           auto pool, TierPool::create(tier.name, static_cast<uint32_t>(slots), tier.eviction));
       stacks[r][t] = pool.get();
-      tiers_.push_back(
-          TierInstance{t, tier.shared ? -1 : static_cast<int32_t>(r), std::move(pool)});
+      tiers_.push_back(TierInstance{t, tier.shared ? std::nullopt : std::optional<uint32_t>(r),
+                                    std::move(pool)});
     }
   }
   for (uint32_t r = 0; r < n; ++r) {
@@ -292,8 +291,8 @@ void Cluster::handle_arrival() {
   const std::vector<BlockHash>* hashes = nullptr;
   if (hash_memo_id_ == next.id) {
     const uint32_t block = engines_[r]->config().cache.block_size;
-    for (const auto& [size, memo] : hash_memo_) {
-      if (size == block) hashes = &memo;
+    for (const HashMemo& memo : hash_memo_) {
+      if (memo.block_size == block) hashes = &memo.hashes;
     }
   }
   const bool admitted = engines_[r]->admit(next, hashes);
@@ -367,21 +366,13 @@ void Cluster::start_kv_transfer(uint32_t decode, uint32_t slot, uint32_t num_blo
   stats_.kv_transfer_bytes += bytes;
   stats_.kv_transfer_s.push_back(seconds_of(end - start));
   stats_.kv_queue_s.push_back(seconds_of(start - now));
-  stats_.kv_block_wait_s.push_back(seconds_of(now - request.prefilled_ns));
+  stats_.kv_block_wait_s.push_back(seconds_of(now - *request.prefilled_ns));
   KvLinkStats& link = stats_.links[prefill * engines_.size() + decode];
   ++link.transfers;
   link.bytes += bytes;
   link.busy_ns += end - start;
-  TransferRecord record;
-  record.request_id = request.id;
-  record.to_host = false;
-  record.kind = TransferKind::kKv;
-  record.ready_ns = now;
-  record.start_ns = start;
-  record.end_ns = end;
-  record.bytes = bytes;
-  record.from_replica = static_cast<int32_t>(prefill);
-  record.to_replica = static_cast<int32_t>(decode);
+  const TransferRecord record =
+      TransferRecord::of(TransferKind::kKv, request.id, now, start, end, bytes, prefill, decode);
   for (SimObserver* observer : observers_) observer->on_transfer(record);
 }
 
@@ -415,20 +406,20 @@ uint32_t Cluster::cached_prefix_blocks(uint32_t replica, const RequestSpec& requ
 const std::vector<BlockHash>& Cluster::hashes_at(const RequestSpec& request,
                                                  uint32_t block_size) const {
   if (hash_memo_id_ != request.id) {
-    for (auto& entry : hash_memo_) entry.first = 0;
+    for (HashMemo& memo : hash_memo_) memo.block_size = 0;
     hash_memo_id_ = request.id;
   }
-  for (const auto& [size, hashes] : hash_memo_) {
-    if (size == block_size) return hashes;
+  for (const HashMemo& memo : hash_memo_) {
+    if (memo.block_size == block_size) return memo.hashes;
   }
-  for (auto& [size, hashes] : hash_memo_) {
-    if (size != 0) continue;
-    size = block_size;
-    prompt_block_hashes(request, block_size, &hashes);
-    return hashes;
+  for (HashMemo& memo : hash_memo_) {
+    if (memo.block_size != 0) continue;
+    memo.block_size = block_size;
+    prompt_block_hashes(request, block_size, &memo.hashes);
+    return memo.hashes;
   }
   KVSIM_CHECK(false, "more block sizes than the cluster's replicas have");
-  return hash_memo_.front().second;
+  return hash_memo_.front().hashes;
 }
 
 void Cluster::keep_spec(const RequestSpec& spec) {
@@ -485,12 +476,12 @@ void Cluster::check_invariants() const {
     // What came in = what the pools directly above evicted.
     uint64_t inflow = 0;
     for (uint32_t r = 0; r < engines_.size(); ++r) {
-      if (tier.owner >= 0 && tier.owner != static_cast<int32_t>(r)) continue;
+      if (tier.owner && *tier.owner != r) continue;
       if (tier.tier == 0) inflow += engines_[r]->cache().pool().num_evictions();
     }
     for (const TierInstance& above : tiers_) {
       if (above.tier + 1 != tier.tier) continue;
-      if (tier.owner >= 0 && above.owner != tier.owner) continue;
+      if (tier.owner && above.owner != tier.owner) continue;
       inflow += above.pool->stats().evicted;
     }
     const TierStats s = tier.pool->stats();

@@ -89,8 +89,8 @@ struct ClusterConfig {
 
 // A lower tier at work: its pool (shared or one replica's) and what came into it.
 struct TierInstance {
-  size_t tier = 0;     // index into ClusterConfig::tiers
-  int32_t owner = -1;  // the replica, or -1 for a shared pool
+  size_t tier = 0;                // index into ClusterConfig::tiers
+  std::optional<uint32_t> owner;  // the replica; none for a shared pool
   std::unique_ptr<TierPool> pool;
   long double resident_block_ns = 0;  // integral of resident blocks over time
   uint32_t peak_resident = 0;
@@ -230,7 +230,11 @@ class Cluster final : private RouterView {
   FlatIdMap spec_index_;  // disaggregated: request id -> specs_ slot, until its hand-off
   std::vector<RequestSpec> specs_;
   std::vector<uint32_t> free_specs_;
-  mutable std::vector<std::pair<uint32_t, std::vector<BlockHash>>> hash_memo_;
+  struct HashMemo {  // a request's prompt block hashes at one block size (0: unused)
+    uint32_t block_size = 0;
+    std::vector<BlockHash> hashes;
+  };
+  mutable std::vector<HashMemo> hash_memo_;
   mutable uint64_t hash_memo_id_ = ~uint64_t{0};
   std::vector<BlockHash> scratch_hashes_;
   uint64_t in_system_ = 0;

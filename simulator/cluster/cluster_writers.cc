@@ -77,7 +77,7 @@ void ClusterTimeseriesWriter::emit_row(int64_t time_ns) {
     f.write(",");
     f.write(tier.pool->name());
     f.write(",");
-    f.write(tier.owner < 0 ? "shared" : cluster_->replica_config(tier.owner).name);
+    f.write(tier.owner ? cluster_->replica_config(*tier.owner).name : "shared");
     f.write(",");
     f.write_uint(tier.pool->num_slots());
     f.write(",");

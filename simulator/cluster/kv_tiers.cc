@@ -59,7 +59,7 @@ void ReplicaTiers::take(std::span<const BlockHash> hashes, uint32_t begin, const
   }
 }
 
-std::pair<int64_t, int64_t> ReplicaTiers::load(size_t t, uint32_t blocks, int64_t ready_ns) {
+ReplicaTiers::LoadSpan ReplicaTiers::load(size_t t, uint32_t blocks, int64_t ready_ns) {
   const uint64_t bytes = uint64_t{blocks} * bytes_per_block_;
   const int64_t start = std::max(ready_ns, path_free_ns_[t]);
   const int64_t end = start + transfer_ns(bytes, paths_[t].bytes_per_s, paths_[t].latency_ns);
@@ -103,17 +103,11 @@ void ReplicaTiers::start(uint32_t slot, SimRequest& request, const ExternalKv& k
   const int64_t now = transfers.now_ns();
   for (size_t t = 0; t < tiers_.size(); ++t) {
     if (kv.blocks_per_tier[t] == 0) continue;
-    const auto [start_ns, end_ns] = load(t, kv.blocks_per_tier[t], now);
-    TransferRecord record;
-    record.request_id = request.id;
-    record.to_host = false;
-    record.kind = TransferKind::kTierLoad;
-    record.ready_ns = now;
-    record.start_ns = start_ns;
-    record.end_ns = end_ns;
-    record.bytes = uint64_t{kv.blocks_per_tier[t]} * bytes_per_block_;
+    const LoadSpan span = load(t, kv.blocks_per_tier[t], now);
+    TransferRecord record =
+        TransferRecord::of(TransferKind::kTierLoad, request.id, now, span.start_ns, span.end_ns,
+                           uint64_t{kv.blocks_per_tier[t]} * bytes_per_block_, replica_, replica_);
     record.tier = static_cast<int32_t>(t);
-    record.from_replica = record.to_replica = static_cast<int32_t>(replica_);
     transfers.wait_for(slot, record);
   }
 }

@@ -103,9 +103,12 @@ class ReplicaTiers final : public KvConnector {
   // the demotions the load's own HBM allocation causes do not push them out first).
   void take(std::span<const BlockHash> hashes, uint32_t begin, const LowerHit& hit);
 
-  // Schedules a load of `blocks` blocks from tier t that can start at `ready_ns`; returns
-  // {start, end}.
-  std::pair<int64_t, int64_t> load(size_t t, uint32_t blocks, int64_t ready_ns);
+  // Schedules a load of `blocks` blocks from tier t that can start at `ready_ns`.
+  struct LoadSpan {
+    int64_t start_ns = 0;
+    int64_t end_ns = 0;
+  };
+  LoadSpan load(size_t t, uint32_t blocks, int64_t ready_ns);
   uint64_t bytes_per_block() const { return bytes_per_block_; }
   const TierLoadStats& load_stats(size_t t) const { return load_stats_[t]; }
   const TierPath& path(size_t t) const { return paths_[t]; }

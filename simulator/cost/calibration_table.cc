@@ -1,10 +1,13 @@
 #include "simulator/cost/calibration_table.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <utility>
 
 #include "core/check.h"
+#include "core/units.h"
 #include "simulator/io/csv_row.h"
 #include "simulator/io/line_reader.h"
 
@@ -47,8 +50,8 @@ StatusOr<std::vector<Row>> read_rows(LineReader* lines) {
     if (!more) break;
     if (!split_csv_line(line, &fields, &scratch) ||
         fields.size() < static_cast<size_t>(*std::max_element(at, at + 3)) + 1) {
-      return Status::parse_error(lines->where() + ": expected " + std::to_string(header.size()) +
-                                 " columns");
+      return Status::parse_error(
+          fmt::format("{}: expected {} columns", lines->where(), header.size()));
     }
     double values[3];
     for (int k = 0; k < 3; ++k) {
@@ -56,8 +59,8 @@ StatusOr<std::vector<Row>> read_rows(LineReader* lines) {
           parse_number_field(fields[static_cast<size_t>(at[k])], names[k], &values[k]);
       if (!parsed.is_ok()) return parsed.with_context(lines->where());
       if (values[k] < 0 || (k == 2 && values[k] == 0)) {
-        return Status::parse_error(lines->where() + ": column '" + names[k] +
-                                   (k == 2 ? "' must be > 0" : "' must be >= 0"));
+        return Status::parse_error(fmt::format("{}: column '{}' must be {} 0", lines->where(),
+                                               names[k], k == 2 ? ">" : ">="));
       }
     }
     rows.push_back({values[0], values[1], values[2]});
@@ -75,9 +78,9 @@ StatusOr<std::unique_ptr<CalibratedCostModel>> CalibratedCostModel::load(const s
   std::vector<double> new_axis, context_axis;
   for (const Row& row : rows) {
     if (!grid.emplace(std::make_pair(row.new_tokens, row.context_tokens), row.time_ms).second) {
-      return Status::parse_error(path + ": the shape new_tokens=" + std::to_string(row.new_tokens) +
-                                 ", context_tokens=" + std::to_string(row.context_tokens) +
-                                 " is measured twice");
+      return Status::parse_error(
+          fmt::format("{}: the shape new_tokens={:f}, context_tokens={:f} is measured twice", path,
+                      row.new_tokens, row.context_tokens));
     }
     new_axis.push_back(row.new_tokens);
     context_axis.push_back(row.context_tokens);
@@ -91,10 +94,12 @@ StatusOr<std::unique_ptr<CalibratedCostModel>> CalibratedCostModel::load(const s
     for (double c : context_axis) {
       const auto found = grid.find({n, c});
       if (found == grid.end()) {
-        return Status::parse_error(path + ": the rows must form a full grid; missing new_tokens=" +
-                                   std::to_string(n) + ", context_tokens=" + std::to_string(c));
+        return Status::parse_error(
+            fmt::format("{}: the rows must form a full grid; missing new_tokens={:f}, "
+                        "context_tokens={:f}",
+                        path, n, c));
       }
-      times_s.push_back(found->second / 1e3);
+      times_s.push_back(found->second / kMsPerS);
     }
   }
   return std::make_unique<CalibratedCostModel>("calibration:" + path, std::move(new_axis),

@@ -4,11 +4,11 @@
 #include <cmath>
 
 #include "core/check.h"
+#include "core/units.h"
 
 namespace kvsim::sim {
 namespace {
 
-constexpr double kGiga = 1e9;
 constexpr double kTera = 1e12;
 
 }  // namespace
@@ -48,8 +48,8 @@ RooflineInputs roofline_inputs(const ModelSpec& model, const DeviceSpec& device,
       static_cast<double>(capacity.kv_bytes_per_block) / capacity.block_size;
   in.activation_bytes = dtype_bits(activation_dtype(weight_dtype)) / 8.0;
   in.peak_flops = device_peak_flops(device, weight_dtype);
-  in.memory_bytes_per_s = device.memory_bandwidth_gbps * kGiga;
-  in.interconnect_bytes_per_s = device.interconnect_gbps * kGiga;
+  in.memory_bytes_per_s = device.memory_bandwidth_gbps * kGB;
+  in.interconnect_bytes_per_s = device.interconnect_gbps * kGB;
   return in;
 }
 

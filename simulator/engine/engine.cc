@@ -245,7 +245,7 @@ void Engine::record_drop(uint32_t slot, DropReason reason) {
   ++stats_.dropped[static_cast<int>(reason)];
   const SimRequest& request = requests_.at(slot);
   RequestRecord record = record_of(request);
-  record.finish_ns = -1;
+  record.finish_ns.reset();
   for (SimObserver* observer : observers_) observer->on_request_dropped(record, reason);
   for (KvConnector* connector : scheduler_.connectors()) connector->on_dropped(request);
   scheduler_.forget(slot);
@@ -266,9 +266,10 @@ int64_t Engine::start_transfers() {
     link_free = start + ns;
     events_->push(link_free, EventKind::kSwapEnd, swap.slot, config_.replica);
     (to_host ? stats_.swap_out_bytes : stats_.swap_in_bytes) += swap.bytes;
-    TransferRecord record{requests_.at(swap.slot).id, to_host, start, link_free, swap.bytes};
-    record.ready_ns = now;
-    record.from_replica = record.to_replica = static_cast<int32_t>(config_.replica);
+    TransferRecord record =
+        TransferRecord::of(TransferKind::kSwap, requests_.at(swap.slot).id, now, start, link_free,
+                           swap.bytes, config_.replica, config_.replica);
+    record.to_host = to_host;
     for (SimObserver* observer : observers_) observer->on_transfer(record);
     return link_free;
   };
@@ -309,7 +310,7 @@ bool Engine::admit_remote(const SimRequest& sent, uint32_t from_replica, uint32_
   request.peer_slot = from_slot;
   if (const auto reason = arrival_drop_reason(sent.prompt_tokens, sent.output_tokens)) {
     RequestRecord record = record_of(request);
-    record.finish_ns = -1;
+    record.finish_ns.reset();
     drop_before_admission(record, *reason);
     return false;
   }
@@ -356,7 +357,12 @@ void Engine::start_batch(int64_t start_ns) {
   iteration_.start_ns = start_ns;
   iteration_.end_ns = start_ns + duration;
   iteration_.shape = plan_.shape;
-  for (uint32_t slot : plan_.admitted) requests_.at(slot).first_scheduled_ns = start_ns;
+  // First scheduled: the first batch a request is in, however it was admitted (a connector's
+  // KV, a preemption before it ever ran, a hand-off keep the time they already have).
+  for (const ScheduledChunk& chunk : plan_.chunks) {
+    auto& first = requests_.at(chunk.slot).first_scheduled_ns;
+    if (!first) first = start_ns;
+  }
   stats_.prefill_tokens += plan_.shape.prefill_tokens;
   stats_.decode_tokens += plan_.shape.decode_tokens;
   stats_.recomputed_tokens += plan_.recomputed_tokens;

@@ -5,7 +5,7 @@
 // blocks are identical between requests. A request says so in one of two forms:
 //   - hash_ids: one id per `hash_block_tokens` tokens of the prompt (Mooncake traces: 512),
 //     equal ids at equal positions = identical content (so a reusable prefix);
-//   - prefix_group >= 0: the first `prefix_tokens` tokens equal those of every other request
+//   - prefix_group set: the first `prefix_tokens` tokens equal those of every other request
 //     of the same group (a system prompt); the rest of the prompt is unique.
 // Neither: the whole prompt is unique. The engine turns either form into block hashes at its
 // own block size.
@@ -21,14 +21,14 @@
 namespace kvsim::sim {
 
 struct RequestSpec {
-  uint64_t id = 0;                 // 0, 1, 2, ... in arrival order (per simulation)
-  int64_t arrival_ns = 0;          // from the start of the simulation, non-decreasing
-  uint32_t prompt_tokens = 0;      // >= 1
-  uint32_t output_tokens = 0;      // >= 1 (the first comes out of the prefill)
-  std::vector<uint64_t> hash_ids;  // content ids per hash_block_tokens prompt tokens
-  uint32_t hash_block_tokens = 0;  // tokens per hash id; 0 when hash_ids is empty
-  int64_t prefix_group = -1;       // shared-prefix group, -1 = none
-  uint32_t prefix_tokens = 0;      // tokens shared within the group (<= prompt_tokens)
+  uint64_t id = 0;                       // 0, 1, 2, ... in arrival order (per simulation)
+  int64_t arrival_ns = 0;                // from the start of the simulation, non-decreasing
+  uint32_t prompt_tokens = 0;            // >= 1
+  uint32_t output_tokens = 0;            // >= 1 (the first comes out of the prefill)
+  std::vector<uint64_t> hash_ids;        // content ids per hash_block_tokens prompt tokens
+  uint32_t hash_block_tokens = 0;        // tokens per hash id; 0 when hash_ids is empty
+  std::optional<uint64_t> prefix_group;  // shared-prefix group, if any
+  uint32_t prefix_tokens = 0;            // tokens shared within the group (<= prompt_tokens)
 };
 
 // Rows a workload left out, and why; reported in the summary.

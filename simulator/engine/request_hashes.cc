@@ -28,14 +28,12 @@ void prompt_block_hashes(const RequestSpec& request, uint32_t block_size,
   }
   const uint64_t full_blocks = request.prompt_tokens / block_size;
   const uint64_t group_blocks =
-      request.prefix_group >= 0
-          ? std::min<uint64_t>(request.prefix_tokens / block_size, full_blocks)
-          : 0;
+      request.prefix_group ? std::min<uint64_t>(request.prefix_tokens / block_size, full_blocks)
+                           : 0;
   out->reserve(full_blocks);
   BlockHash parent = kPrefixHashSeed;
   for (uint64_t i = 0; i < group_blocks; ++i) {
-    parent =
-        hash_combine(hash_combine(parent, kGroupSalt), static_cast<uint64_t>(request.prefix_group));
+    parent = hash_combine(hash_combine(parent, kGroupSalt), *request.prefix_group);
     out->push_back(parent);
   }
   // The rest is the request's own: one seed after the shared part, then one mix per block.

@@ -15,7 +15,6 @@ void StepPlan::clear() {
   swapped_out.clear();
   swapped_in.clear();
   dropped.clear();
-  admitted.clear();
   recomputed_tokens = 0;
   external.clear();
 }
@@ -94,8 +93,6 @@ bool Scheduler::schedule_running(size_t index, uint64_t num_tokens, StepPlan* pl
     preempt(victim, plan);
     if (victim == slot) return false;
   }
-  // A request admitted with a connector's KV runs for the first time once the KV is in.
-  if (request.first_scheduled_ns < 0) plan->admitted.push_back(slot);
   add_chunk(slot, num_tokens, plan);
   return true;
 }
@@ -125,15 +122,13 @@ void Scheduler::schedule_swapped(StepPlan* plan) {
   }
 }
 
-void Scheduler::mark_admitted(SimRequest& request, uint64_t hit_tokens, uint32_t slot,
-                              StepPlan* plan) {
+void Scheduler::mark_admitted(SimRequest& request, uint64_t hit_tokens) {
   request.admitted = true;
   request.cached_prompt_tokens = static_cast<uint32_t>(hit_tokens);
   request.high_water = hit_tokens;
   request.prompt_done =
       static_cast<uint32_t>(std::min<uint64_t>(hit_tokens, request.prompt_tokens));
   outstanding_tokens_ -= request.prompt_done;
-  if (plan != nullptr) plan->admitted.push_back(slot);
 }
 
 // The head with KV from connector c: blocks for the hit and for the connector's tokens now,
@@ -152,7 +147,7 @@ bool Scheduler::admit_external(uint32_t slot, uint32_t c, ExternalKv kv, StepPla
   request.phase = RequestPhase::kWaitingForKv;
   ++num_waiting_for_kv_;
   if (!request.admitted) {
-    mark_admitted(request, cached, slot, nullptr);  // first scheduled once the KV is in
+    mark_admitted(request, cached);
     for (int t = 0; t < kMaxLowerTiers; ++t) {
       request.lower_hit_tokens[t] = static_cast<uint32_t>(kv.blocks_per_tier[t] * block);
     }
@@ -205,7 +200,7 @@ void Scheduler::schedule_waiting(uint64_t* budget, StepPlan* plan) {
     waiting_.pop_front();
     request.computed = hit_.num_tokens;
     request.phase = RequestPhase::kRunning;
-    if (!request.admitted) mark_admitted(request, hit_.num_tokens, slot, plan);
+    if (!request.admitted) mark_admitted(request, hit_.num_tokens);
     running_.push_back(slot);
     add_chunk(slot, num_tokens, plan);
     *budget -= num_tokens;

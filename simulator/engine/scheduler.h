@@ -87,7 +87,6 @@ struct StepPlan {
   std::vector<SwapTransfer> swapped_out;  // transfers to start, device -> host
   std::vector<SwapTransfer> swapped_in;   // transfers to start, host -> device
   std::vector<uint32_t> dropped;          // can never fit: the engine releases them
-  std::vector<uint32_t> admitted;         // scheduled for the first time
   uint64_t recomputed_tokens = 0;         // tokens computed again (lost to a recompute preemption)
   std::vector<ExternalStart> external;    // admitted waiting for a connector's KV
 
@@ -196,7 +195,7 @@ class Scheduler {
   Admission admit_through_connectors(uint32_t slot, StepPlan* plan);
   // Admission of the waiting head with KV from connector `c`; false when it does not fit.
   bool admit_external(uint32_t slot, uint32_t c, ExternalKv kv, StepPlan* plan);
-  void mark_admitted(SimRequest& request, uint64_t hit_tokens, uint32_t slot, StepPlan* plan);
+  void mark_admitted(SimRequest& request, uint64_t hit_tokens);
   void append_decode_hashes(SimRequest& request);
 
   SchedulerLimits limits_;

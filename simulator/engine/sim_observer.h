@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/status.h"
@@ -46,18 +47,19 @@ enum class DropReason : uint8_t {
 struct RequestRecord {
   uint64_t id = 0;
   int64_t arrival_ns = 0;
-  int64_t first_scheduled_ns = -1;
-  int64_t first_token_ns = -1;
-  int64_t finish_ns = -1;
+  // Set for every finished request; a dropped one has what it reached.
+  std::optional<int64_t> first_scheduled_ns;
+  std::optional<int64_t> first_token_ns;
+  std::optional<int64_t> finish_ns;
   uint32_t prompt_tokens = 0;
   uint32_t output_tokens = 0;
   uint32_t cached_prompt_tokens = 0;
   uint32_t preemptions = 0;
   // In a cluster (simulator/cluster/cluster.h); a lone engine leaves the defaults.
-  int32_t replica = -1;          // the instance it finished (or was dropped) on
-  int32_t prefill_replica = -1;  // the instance its prefill ran on
-  int64_t prefilled_ns = -1;     // disaggregated: prefill end; the KV arrived at kv_arrived_ns
-  int64_t kv_arrived_ns = -1;
+  int32_t replica = -1;                  // the instance it finished (or was dropped) on
+  int32_t prefill_replica = -1;          // the instance its prefill ran on
+  std::optional<int64_t> prefilled_ns;   // disaggregated: prefill end; the KV arrived at
+  std::optional<int64_t> kv_arrived_ns;  // kv_arrived_ns
   uint32_t lower_hit_tokens[kMaxLowerTiers] = {0, 0, 0, 0};  // of cached_prompt_tokens
 };
 
@@ -78,6 +80,24 @@ struct TransferRecord {
   int32_t tier = -1;          // kTierLoad: lower tier index (0 = the first below HBM)
   int32_t from_replica = -1;  // kKv: sender and receiver; kTierLoad: the loading replica
   int32_t to_replica = -1;
+
+  // A transfer of `kind` that could start at ready_ns and ran [start_ns, end_ns), from one
+  // replica to another (the same one for swaps and tier loads).
+  static TransferRecord of(TransferKind kind, uint64_t request_id, int64_t ready_ns,
+                           int64_t start_ns, int64_t end_ns, uint64_t bytes, uint32_t from,
+                           uint32_t to) {
+    TransferRecord r;
+    r.request_id = request_id;
+    r.to_host = false;
+    r.kind = kind;
+    r.ready_ns = ready_ns;
+    r.start_ns = start_ns;
+    r.end_ns = end_ns;
+    r.bytes = bytes;
+    r.from_replica = static_cast<int32_t>(from);
+    r.to_replica = static_cast<int32_t>(to);
+    return r;
+  }
 };
 
 class SimObserver {

@@ -65,12 +65,11 @@ struct SimRequest {
   // Prompt tokens of the first-admission hit that came from each lower tier (the rest of
   // cached_prompt_tokens was in HBM).
   uint32_t lower_hit_tokens[kMaxLowerTiers] = {0, 0, 0, 0};
-  int64_t prefilled_ns = -1;   // disaggregated: when the prefill ended (the transfer could begin)
-  int64_t kv_ready_ns = -1;    // disaggregated: when the decode instance held blocks for the KV
-  int64_t kv_arrived_ns = -1;  // disaggregated: when the KV transfer ended
+  std::optional<int64_t> prefilled_ns;   // disaggregated: when the prefill ended
+  std::optional<int64_t> kv_arrived_ns;  // disaggregated: when the KV transfer ended
   int64_t arrival_ns = 0;
-  int64_t first_scheduled_ns = -1;  // start of the first iteration it was in
-  int64_t first_token_ns = -1;      // end of the iteration that sampled output token 1
+  std::optional<int64_t> first_scheduled_ns;  // start of the first iteration it was in
+  std::optional<int64_t> first_token_ns;      // end of the iteration that sampled output token 1
 
   uint64_t known_tokens() const { return uint64_t{prompt_tokens} + generated; }
   uint64_t tokens_to_compute() const { return known_tokens() - computed; }

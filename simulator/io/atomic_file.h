@@ -1,6 +1,7 @@
-// Crash-safe file output: write to a temporary name in the same folder, then rename over the
-// target. A reader (or a resumed run) sees either the old file or the complete new one, never a
-// torn one, whenever the process is killed.
+// Crash-safe file output: write to a temporary name in the same folder, fsync it, rename it over
+// the target, then fsync the folder. A reader (or a resumed run) sees either the old file or the
+// complete new one, never a torn one, whenever the process is killed or the machine goes down.
+// A failure leaves the old file (if any) and no temporary behind; its Status names the path.
 #pragma once
 
 #include <filesystem>

@@ -1,5 +1,7 @@
 #include "simulator/io/csv_row.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 
@@ -71,10 +73,8 @@ int CsvHeader::find(std::string_view name) const {
 StatusOr<int> CsvHeader::require(std::string_view name, const std::string& where) const {
   const int at = find(name);
   if (at >= 0) return at;
-  std::string found;
-  for (const std::string& column : names_) found += (found.empty() ? "" : ", ") + column;
-  return Status::parse_error(where + ": missing column '" + std::string(name) +
-                             "' in the header; found: " + found);
+  return Status::parse_error(fmt::format("{}: missing column '{}' in the header; found: {}", where,
+                                         name, fmt::join(names_, ", ")));
 }
 
 Status parse_count_field(std::string_view text, std::string_view column, uint64_t* out) {
@@ -91,8 +91,8 @@ Status parse_count_field(std::string_view text, std::string_view column, uint64_
     *out = static_cast<uint64_t>(number);
     return Status::ok();
   }
-  return Status::parse_error("column '" + std::string(column) +
-                             "': expected a whole number >= 0, got '" + std::string(text) + "'");
+  return Status::parse_error(
+      fmt::format("column '{}': expected a whole number >= 0, got '{}'", column, text));
 }
 
 Status parse_number_field(std::string_view text, std::string_view column, double* out) {
@@ -103,8 +103,7 @@ Status parse_number_field(std::string_view text, std::string_view column, double
     *out = value;
     return Status::ok();
   }
-  return Status::parse_error("column '" + std::string(column) + "': expected a number, got '" +
-                             std::string(text) + "'");
+  return Status::parse_error(fmt::format("column '{}': expected a number, got '{}'", column, text));
 }
 
 }  // namespace kvsim::sim

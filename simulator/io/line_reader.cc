@@ -1,5 +1,7 @@
 #include "simulator/io/line_reader.h"
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -25,7 +27,7 @@ LineReader::LineReader(std::FILE* file, std::string path, uint64_t file_bytes)
 
 LineReader::~LineReader() { std::fclose(file_); }
 
-std::string LineReader::where() const { return path_ + ":" + std::to_string(line_number_); }
+std::string LineReader::where() const { return fmt::format("{}:{}", path_, line_number_); }
 
 bool LineReader::refill() {
   if (eof_) return false;
@@ -60,8 +62,8 @@ StatusOr<bool> LineReader::next(std::string_view* line) {
     }
     if (end_ - begin_ > kMaxLineBytes) {
       ++line_number_;
-      return Status::io_error(where() + ": line longer than " +
-                              std::to_string(kMaxLineBytes >> 20) + " MiB");
+      return Status::io_error(
+          fmt::format("{}: line longer than {} MiB", where(), kMaxLineBytes / kMiB));
     }
     const size_t unread_before = end_ - begin_;
     if (!refill()) break;

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "core/status.h"
+#include "core/units.h"
 
 namespace kvsim::sim {
 
@@ -36,8 +37,8 @@ class LineReader {
   // "path:line" of the last line returned.
   std::string where() const;
 
-  static constexpr size_t kBufferBytes = 1 << 20;
-  static constexpr size_t kMaxLineBytes = 64 << 20;
+  static constexpr size_t kBufferBytes = kMiB;
+  static constexpr size_t kMaxLineBytes = 64 * kMiB;
 
  private:
   LineReader(std::FILE* file, std::string path, uint64_t file_bytes);

@@ -1,5 +1,6 @@
 #include "simulator/io/output_file.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -7,10 +8,12 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/units.h"
+
 namespace kvsim::sim {
 namespace {
 
-constexpr size_t kBufferBytes = 1 << 20;
+constexpr size_t kBufferBytes = kMiB;
 
 }  // namespace
 
@@ -21,9 +24,9 @@ StatusOr<std::unique_ptr<OutputFile>> OutputFile::create(const std::string& path
   if (error)
     return Status::io_error(parent.string() + ": cannot create folder: " + error.message());
   const std::filesystem::path target(path);
-  const std::string temporary = (target.parent_path() / ("." + target.filename().string() + ".tmp" +
-                                                         std::to_string(::getpid())))
-                                    .string();
+  const std::string temporary =
+      (target.parent_path() / fmt::format(".{}.tmp{}", target.filename().string(), ::getpid()))
+          .string();
   std::FILE* file = std::fopen(temporary.c_str(), "wb");
   if (file == nullptr) {
     return Status::io_error(temporary + ": cannot write: " + std::strerror(errno));

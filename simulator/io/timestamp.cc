@@ -1,6 +1,10 @@
 #include "simulator/io/timestamp.h"
 
+#include <fmt/format.h>
+
 #include <string>
+
+#include "core/units.h"
 
 namespace kvsim::sim {
 namespace {
@@ -84,9 +88,9 @@ int64_t days_from_civil(int64_t year, unsigned month, unsigned day) {
 StatusOr<int64_t> parse_timestamp_ns(std::string_view text) {
   const auto bad = [&] {
     return Status::parse_error(
-        "expected a date-time like '2023-11-16 18:15:46.6805900' "
-        "(optional fraction and +HH:MM zone), got '" +
-        std::string(text) + "'");
+        fmt::format("expected a date-time like '2023-11-16 18:15:46.6805900' "
+                    "(optional fraction and +HH:MM zone), got '{}'",
+                    text));
   };
   size_t pos = 0;
   int64_t year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
@@ -111,7 +115,7 @@ StatusOr<int64_t> parse_timestamp_ns(std::string_view text) {
   const int64_t days =
       days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   const int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_s;
-  return seconds * 1'000'000'000 + fraction_ns;
+  return seconds * kNsPerS + fraction_ns;
 }
 
 }  // namespace kvsim::sim

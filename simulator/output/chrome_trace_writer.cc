@@ -1,9 +1,14 @@
 #include "simulator/output/chrome_trace_writer.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "core/units.h"
 
 namespace kvsim::sim {
 namespace {
+
+using nlohmann::ordered_json;
 
 constexpr int kEnginePid = 1;
 constexpr int kRequestsPid = 2;
@@ -14,135 +19,123 @@ constexpr int kTierLoadTid = 4;
 constexpr int kKvInTid = 5;
 constexpr int kFirstReplicaPid = 3;
 
-const char* const kMetadata =
-    "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"engine\"}},\n"
-    "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"args\":{\"name\":\"requests\"}},\n"
-    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"iterations\"}}"
-    ",\n"
-    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":2,"
-    "\"args\":{\"name\":\"swap out (device to host)\"}},\n"
-    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":3,"
-    "\"args\":{\"name\":\"swap in (host to device)\"}}";
+// The engine's threads, by tid (1-based); a lone engine has the first three.
+constexpr std::string_view kThreadNames[] = {"iterations", "swap out (device to host)",
+                                             "swap in (host to device)",
+                                             "loads from lower KV tiers", "KV in (from prefill)"};
+
+double micros(int64_t ns) { return static_cast<double>(ns) / kNsPerUs; }
+
+// {"name":..,"ph":..,"pid":..,"tid":..,"ts":..}, to which callers add their fields.
+ordered_json event(std::string_view name, char phase, int pid, int tid, int64_t ts_ns) {
+  return {{"name", name},
+          {"ph", std::string(1, phase)},
+          {"pid", pid},
+          {"tid", tid},
+          {"ts", micros(ts_ns)}};
+}
+
+// A request's async event (pid "requests", id = request id).
+ordered_json async_event(std::string_view name, char phase, uint64_t id, int64_t ts_ns) {
+  ordered_json out = event(name, phase, kRequestsPid, 1, ts_ns);
+  out["cat"] = "request";
+  out["id"] = id;
+  return out;
+}
 
 }  // namespace
 
+ChromeTraceWriter::ChromeTraceWriter(std::unique_ptr<OutputFile> file, bool cluster)
+    : file_(std::move(file)), cluster_(cluster) {
+  file_->write("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[");
+}
+
 StatusOr<std::unique_ptr<ChromeTraceWriter>> ChromeTraceWriter::create(const std::string& path) {
   KVSIM_ASSIGN_OR_RETURN(auto file, OutputFile::create(path));
-  file->write("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
-  file->write(kMetadata);
-  return std::unique_ptr<ChromeTraceWriter>(new ChromeTraceWriter(std::move(file), false));
+  std::unique_ptr<ChromeTraceWriter> writer(new ChromeTraceWriter(std::move(file), false));
+  writer->name_process(kEnginePid, "engine");
+  writer->name_process(kRequestsPid, "requests");
+  for (int tid = 1; tid <= kSwapInTid; ++tid) {
+    writer->name_thread(kEnginePid, tid, kThreadNames[tid - 1]);
+  }
+  return writer;
 }
 
 StatusOr<std::unique_ptr<ChromeTraceWriter>> ChromeTraceWriter::create(
     const std::string& path, const std::vector<std::string>& replica_names) {
   KVSIM_ASSIGN_OR_RETURN(auto file, OutputFile::create(path));
-  file->write("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
-  file->write(
-      "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"args\":{\"name\":\"requests\"}}");
-  const char* const threads[] = {"iterations", "swap out (device to host)",
-                                 "swap in (host to device)", "loads from lower KV tiers",
-                                 "KV in (from prefill)"};
+  std::unique_ptr<ChromeTraceWriter> writer(new ChromeTraceWriter(std::move(file), true));
+  writer->name_process(kRequestsPid, "requests");
   for (size_t r = 0; r < replica_names.size(); ++r) {
-    const std::string pid = std::to_string(kFirstReplicaPid + r);
-    file->write(",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + pid +
-                ",\"args\":{\"name\":\"replica " + replica_names[r] + "\"}}");
-    for (int tid = 1; tid <= kKvInTid; ++tid) {
-      file->write(",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":" +
-                  std::to_string(tid) + ",\"args\":{\"name\":\"" + threads[tid - 1] + "\"}}");
-    }
+    const int pid = kFirstReplicaPid + static_cast<int>(r);
+    writer->name_process(pid, "replica " + replica_names[r]);
+    for (int tid = 1; tid <= kKvInTid; ++tid) writer->name_thread(pid, tid, kThreadNames[tid - 1]);
   }
-  return std::unique_ptr<ChromeTraceWriter>(new ChromeTraceWriter(std::move(file), true));
+  return writer;
 }
 
 int ChromeTraceWriter::engine_pid(int32_t replica) const {
   return cluster_ ? kFirstReplicaPid + std::max(replica, 0) : kEnginePid;
 }
 
-void ChromeTraceWriter::begin_event(std::string_view name, char phase, int pid, int tid,
-                                    int64_t ts_ns) {
-  OutputFile& f = *file_;
-  f.write(",\n{\"name\":\"");
-  f.write(name);
-  f.write("\",\"ph\":\"");
-  f.write(std::string_view(&phase, 1));
-  f.write("\",\"pid\":");
-  f.write_int(pid);
-  f.write(",\"tid\":");
-  f.write_int(tid);
-  f.write(",\"ts\":");
-  f.write_double(static_cast<double>(ts_ns) / 1e3);
+void ChromeTraceWriter::name_process(int pid, std::string_view name) {
+  write({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}});
 }
 
-void ChromeTraceWriter::async_event(std::string_view name, char phase, uint64_t id, int64_t ts_ns) {
-  begin_event(name, phase, kRequestsPid, 1, ts_ns);
-  file_->write(",\"cat\":\"request\",\"id\":");
-  file_->write_uint(id);
+void ChromeTraceWriter::name_thread(int pid, int tid, std::string_view name) {
+  write({{"name", "thread_name"},
+         {"ph", "M"},
+         {"pid", pid},
+         {"tid", tid},
+         {"args", {{"name", name}}}});
+}
+
+void ChromeTraceWriter::write(const ordered_json& event) {
+  file_->write(num_events_++ == 0 ? "\n" : ",\n");
+  // Invalid UTF-8 (a name from a YAML file) becomes U+FFFD rather than an exception.
+  file_->write(event.dump(-1, ' ', false, ordered_json::error_handler_t::replace));
 }
 
 void ChromeTraceWriter::on_iteration(const IterationRecord& it, const EngineSnapshot& after) {
-  OutputFile& f = *file_;
   const int pid = engine_pid(static_cast<int32_t>(it.replica));
-  begin_event("iteration", 'X', pid, kIterationTid, it.start_ns);
-  f.write(",\"dur\":");
-  f.write_double(static_cast<double>(it.end_ns - it.start_ns) / 1e3);
-  f.write(",\"args\":{\"index\":");
-  f.write_uint(it.index);
-  f.write(",\"seqs\":");
-  f.write_uint(it.shape.num_seqs);
-  f.write(",\"prefill_tokens\":");
-  f.write_uint(it.shape.prefill_tokens);
-  f.write(",\"decode_tokens\":");
-  f.write_uint(it.shape.decode_tokens);
-  f.write(",\"context_tokens\":");
-  f.write_uint(it.shape.context_tokens);
-  f.write("}}");
-  begin_event("kv_blocks", 'C', pid, kIterationTid, it.end_ns);
-  f.write(",\"args\":{\"used\":");
-  f.write_uint(after.kv_blocks_used);
-  f.write(",\"cached_free\":");
-  f.write_uint(after.kv_blocks_cached_free);
-  f.write("}}");
+  ordered_json iteration = event("iteration", 'X', pid, kIterationTid, it.start_ns);
+  iteration["dur"] = micros(it.end_ns - it.start_ns);
+  iteration["args"] = {{"index", it.index},
+                       {"seqs", it.shape.num_seqs},
+                       {"prefill_tokens", it.shape.prefill_tokens},
+                       {"decode_tokens", it.shape.decode_tokens},
+                       {"context_tokens", it.shape.context_tokens}};
+  write(iteration);
+  ordered_json blocks = event("kv_blocks", 'C', pid, kIterationTid, it.end_ns);
+  blocks["args"] = {{"used", after.kv_blocks_used}, {"cached_free", after.kv_blocks_cached_free}};
+  write(blocks);
 }
 
 void ChromeTraceWriter::on_request_finished(const RequestRecord& r) {
-  async_event("request", 'b', r.id, r.arrival_ns);
-  file_->write(",\"args\":{\"prompt_tokens\":");
-  file_->write_uint(r.prompt_tokens);
-  file_->write(",\"output_tokens\":");
-  file_->write_uint(r.output_tokens);
-  file_->write(",\"cached_prompt_tokens\":");
-  file_->write_uint(r.cached_prompt_tokens);
-  file_->write("}}");
-  async_event("first token", 'n', r.id, r.first_token_ns);
-  file_->write("}");
-  async_event("request", 'e', r.id, r.finish_ns);
-  file_->write("}");
+  ordered_json begin = async_event("request", 'b', r.id, r.arrival_ns);
+  begin["args"] = {{"prompt_tokens", r.prompt_tokens},
+                   {"output_tokens", r.output_tokens},
+                   {"cached_prompt_tokens", r.cached_prompt_tokens}};
+  write(begin);
+  write(async_event("first token", 'n', r.id, *r.first_token_ns));
+  write(async_event("request", 'e', r.id, *r.finish_ns));
 }
 
 void ChromeTraceWriter::on_request_dropped(const RequestRecord& r, DropReason /*reason*/) {
-  async_event("dropped request", 'b', r.id, r.arrival_ns);
-  file_->write("}");
-  async_event("dropped request", 'e', r.id, r.arrival_ns);
-  file_->write("}");
+  write(async_event("dropped request", 'b', r.id, r.arrival_ns));
+  write(async_event("dropped request", 'e', r.id, r.arrival_ns));
 }
 
 void ChromeTraceWriter::on_transfer(const TransferRecord& t) {
   const int pid = engine_pid(t.to_replica);
-  if (t.kind == TransferKind::kSwap) {
-    begin_event(t.to_host ? "swap out" : "swap in", 'X', pid, t.to_host ? kSwapOutTid : kSwapInTid,
-                t.start_ns);
-  } else if (t.kind == TransferKind::kTierLoad) {
-    begin_event("tier load", 'X', pid, kTierLoadTid, t.start_ns);
-  } else {
-    begin_event("kv transfer", 'X', pid, kKvInTid, t.start_ns);
-  }
-  file_->write(",\"dur\":");
-  file_->write_double(static_cast<double>(t.end_ns - t.start_ns) / 1e3);
-  file_->write(",\"args\":{\"request\":");
-  file_->write_uint(t.request_id);
-  file_->write(",\"bytes\":");
-  file_->write_uint(t.bytes);
-  file_->write("}}");
+  ordered_json transfer =
+      t.kind == TransferKind::kSwap       ? event(t.to_host ? "swap out" : "swap in", 'X', pid,
+                                            t.to_host ? kSwapOutTid : kSwapInTid, t.start_ns)
+      : t.kind == TransferKind::kTierLoad ? event("tier load", 'X', pid, kTierLoadTid, t.start_ns)
+                                          : event("kv transfer", 'X', pid, kKvInTid, t.start_ns);
+  transfer["dur"] = micros(t.end_ns - t.start_ns);
+  transfer["args"] = {{"request", t.request_id}, {"bytes", t.bytes}};
+  write(transfer);
 }
 
 Status ChromeTraceWriter::finish(const EngineSnapshot& /*last*/) {

@@ -10,10 +10,19 @@
 // "engine" (pid 3 + replica index, named after it), with two more threads: tid 4 loads from
 // lower KV tiers, tid 5 KV received from a prefill replica.
 // Timestamps are microseconds of simulated time.
+//
+// Each event is built as a JSON object (nlohmann, keys in insertion order) and dumped on a line
+// of its own, so names (a replica's, say) are escaped and the file is always valid JSON:
+//   {"displayTimeUnit":"ms","traceEvents":[
+//   {"name":"process_name","ph":"M","pid":1,"args":{"name":"engine"}},
+//   ...
+//   ]}
 #pragma once
 
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "simulator/engine/sim_observer.h"
@@ -34,15 +43,17 @@ class ChromeTraceWriter final : public SimObserver {
   Status finish(const EngineSnapshot& last) override;
 
  private:
-  ChromeTraceWriter(std::unique_ptr<OutputFile> file, bool cluster)
-      : file_(std::move(file)), cluster_(cluster) {}
+  ChromeTraceWriter(std::unique_ptr<OutputFile> file, bool cluster);
   int engine_pid(int32_t replica) const;
-  // Starts one event object: {"name":..,"ph":..,"pid":..,"tid":..,"ts":..
-  void begin_event(std::string_view name, char phase, int pid, int tid, int64_t ts_ns);
-  void async_event(std::string_view name, char phase, uint64_t id, int64_t ts_ns);
+  // Names a process (pid) or one of its threads (tid >= 1) in the viewer.
+  void name_process(int pid, std::string_view name);
+  void name_thread(int pid, int tid, std::string_view name);
+  // Appends one event on its own line.
+  void write(const nlohmann::ordered_json& event);
 
   std::unique_ptr<OutputFile> file_;
   bool cluster_;
+  uint64_t num_events_ = 0;
 };
 
 }  // namespace kvsim::sim

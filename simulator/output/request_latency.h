@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "core/check.h"
 #include "simulator/engine/sim_observer.h"
 
 namespace kvsim::sim {
@@ -22,14 +23,17 @@ struct RequestLatency {
   double queue_s = 0;
 };
 
+// Of a finished request (its times are all set: checked).
 inline RequestLatency latency_of(const RequestRecord& r) {
+  KVSIM_CHECK(r.first_scheduled_ns && r.first_token_ns && r.finish_ns,
+              "latency of a request that did not finish");
   RequestLatency l;
-  l.ttft_s = ns_to_seconds(r.first_token_ns - r.arrival_ns);
+  l.ttft_s = ns_to_seconds(*r.first_token_ns - r.arrival_ns);
   if (r.output_tokens > 1) {
-    l.tpot_s = ns_to_seconds(r.finish_ns - r.first_token_ns) / (r.output_tokens - 1);
+    l.tpot_s = ns_to_seconds(*r.finish_ns - *r.first_token_ns) / (r.output_tokens - 1);
   }
-  l.e2e_s = ns_to_seconds(r.finish_ns - r.arrival_ns);
-  l.queue_s = ns_to_seconds(r.first_scheduled_ns - r.arrival_ns);
+  l.e2e_s = ns_to_seconds(*r.finish_ns - r.arrival_ns);
+  l.queue_s = ns_to_seconds(*r.first_scheduled_ns - r.arrival_ns);
   return l;
 }
 

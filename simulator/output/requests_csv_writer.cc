@@ -41,8 +41,8 @@ void RequestsCsvWriter::on_request_finished(const RequestRecord& r) {
     f.write(",");
     f.write_int(r.prefill_replica);
     f.write(",");
-    if (r.prefilled_ns >= 0 && r.kv_arrived_ns >= 0) {
-      f.write_double(ns_to_seconds(r.kv_arrived_ns - r.prefilled_ns));
+    if (r.prefilled_ns && r.kv_arrived_ns) {
+      f.write_double(ns_to_seconds(*r.kv_arrived_ns - *r.prefilled_ns));
     }
   }
   f.write("\n");

@@ -1,5 +1,7 @@
 #include "simulator/scenario/cluster_scenario.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "core/config_reader.h"
@@ -47,9 +49,10 @@ Status read_replicas(const ConfigNode& node, const std::string& base_dir, Cluste
     uint64_t count = 0;
     const Status parsed = parse_uint64(node.text(), &count);
     if (!parsed.is_ok() || count == 0 || count > kMaxReplicas) {
-      return error_at(node.mark(), "cluster.replicas: expected a count in [1, " +
-                                       std::to_string(kMaxReplicas) +
-                                       "] or a list of groups {count, device, num_devices, ...}");
+      return error_at(node.mark(),
+                      fmt::format("cluster.replicas: expected a count in [1, {}] or a list of "
+                                  "groups {{count, device, num_devices, ...}}",
+                                  kMaxReplicas));
     }
     group.count = static_cast<uint32_t>(count);
     out->replicas.push_back(std::move(group));
@@ -62,14 +65,14 @@ Status read_replicas(const ConfigNode& node, const std::string& base_dir, Cluste
   uint64_t total = 0;
   for (size_t i = 0; i < node.items().size(); ++i) {
     ReplicaGroup group;
-    KVSIM_RETURN_IF_ERROR(read_group(node.items()[i], "cluster.replicas[" + std::to_string(i) + "]",
-                                     base_dir, &group));
+    KVSIM_RETURN_IF_ERROR(
+        read_group(node.items()[i], fmt::format("cluster.replicas[{}]", i), base_dir, &group));
     total += group.count;
     out->replicas.push_back(std::move(group));
   }
   if (total > kMaxReplicas) {
-    return error_at(node.mark(), "cluster.replicas: more than " + std::to_string(kMaxReplicas) +
-                                     " replicas in all");
+    return error_at(node.mark(),
+                    fmt::format("cluster.replicas: more than {} replicas in all", kMaxReplicas));
   }
   return Status::ok();
 }
@@ -136,8 +139,8 @@ Status read_tiers(const ConfigNode& node, TiersSection* out) {
     if (section.capacity_gib > 0) out->tiers.push_back(std::move(section));
   }
   if (out->tiers.size() > kMaxTiers) {
-    return error_at(node.mark(), "tiers: at most " + std::to_string(kMaxTiers) +
-                                     " tiers below HBM with capacity");
+    return error_at(node.mark(),
+                    fmt::format("tiers: at most {} tiers below HBM with capacity", kMaxTiers));
   }
   return Status::ok();
 }
@@ -158,10 +161,10 @@ Status read_cluster_sections(const ConfigNode* cluster, const ConfigNode* disagg
     for (const ReplicaGroup& group : cluster_out->replicas) total += group.count;
     if (total != uint64_t{disagg_out->prefill} + disagg_out->decode) {
       return error_at(disaggregation->mark(),
-                      "disaggregation: prefill " + std::to_string(disagg_out->prefill) +
-                          " + decode " + std::to_string(disagg_out->decode) +
-                          " replicas, but cluster.replicas has " + std::to_string(total) +
-                          " (the first `prefill` of them prefill, the rest decode)");
+                      fmt::format("disaggregation: prefill {} + decode {} replicas, but "
+                                  "cluster.replicas has {} (the first `prefill` of them prefill, "
+                                  "the rest decode)",
+                                  disagg_out->prefill, disagg_out->decode, total));
     }
   }
   return Status::ok();

@@ -1,5 +1,7 @@
 #include "simulator/scenario/scenario.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 
@@ -210,17 +212,17 @@ StatusOr<ConfigNode> read_preset_ref(const ConfigNode& node, const std::string& 
 Status apply_override(ConfigNode* tree, std::string_view assignment) {
   const size_t equals = assignment.find('=');
   if (equals == std::string_view::npos || equals == 0) {
-    return Status::invalid_argument("--set '" + std::string(assignment) +
-                                    "': expected key=value with a dotted key, e.g. "
-                                    "cache.block_size=32");
+    return Status::invalid_argument(fmt::format(
+        "--set '{}': expected key=value with a dotted key, e.g. cache.block_size=32", assignment));
   }
   const std::string key(assignment.substr(0, equals));
   const std::string value(assignment.substr(equals + 1));
-  SourceMark mark{"--set " + std::string(assignment), 0, 0};
+  const std::string where = fmt::format("--set {}", assignment);
+  SourceMark mark{where, 0, 0};
   ConfigNode node =
       value == "null" || value == "~" ? ConfigNode::null(mark) : ConfigNode::scalar(value, mark);
   const Status set = tree->set_path(key, std::move(node));
-  return set.is_ok() ? set : set.with_context("--set " + std::string(assignment));
+  return set.is_ok() ? set : set.with_context(where);
 }
 
 StatusOr<ConfigNode> load_scenario_tree(std::string_view name_or_path,

@@ -1,5 +1,7 @@
 #include "simulator/sweep/slo_search.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "core/config_reader.h"
@@ -21,7 +23,7 @@ std::string limit_metric(std::string_view key) {
   if (underscore == std::string_view::npos || underscore == 0) return "";
   const std::string_view stat = stem.substr(underscore + 1);
   if (stat != "mean" && stat != "p50" && stat != "p90" && stat != "p99") return "";
-  return std::string(stem.substr(0, underscore)) + "_s." + std::string(stat);
+  return fmt::format("{}_s.{}", stem.substr(0, underscore), stat);
 }
 
 struct Probe {
@@ -59,8 +61,8 @@ bool meets_slo(const FlatMetrics& metrics, const SloSpec& slo, std::string* viol
       return false;
     }
     if (it->second > limit.max) {
-      *violated =
-          limit.metric + " = " + format_number(it->second) + " > " + format_number(limit.max);
+      *violated = fmt::format("{} = {} > {}", limit.metric, format_number(it->second),
+                              format_number(limit.max));
       return false;
     }
   }

@@ -1,5 +1,7 @@
 #include "simulator/sweep/sweep_merge.h"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <set>
 
@@ -49,17 +51,17 @@ StatusOr<MergeResult> merge_sweeps(const std::vector<fs::path>& inputs, const fs
   for (const fs::path& input : inputs) {
     KVSIM_ASSIGN_OR_RETURN(SweepManifest other, read_manifest(input));
     if (!same_points(manifest, other)) {
-      return Status::invalid_argument("'" + input.string() + "' holds a different sweep than '" +
-                                      inputs.front().string() + "'");
+      return Status::invalid_argument(fmt::format("'{}' holds a different sweep than '{}'",
+                                                  input.string(), inputs.front().string()));
     }
     KVSIM_ASSIGN_OR_RETURN(std::vector<PointRecord> records, read_point_records(input));
     for (PointRecord& record : records) {
       if (sweep_ids.count(record.id) == 0) continue;  // stale: an earlier version of the sweep
       auto [it, inserted] = found.try_emplace(record.id, record, input);
       if (!inserted) {
-        return Status::invalid_argument("point " + record.id + " (" + record.name +
-                                        ") is in both '" + it->second.second.string() + "' and '" +
-                                        input.string() + "'");
+        return Status::invalid_argument(fmt::format("point {} ({}) is in both '{}' and '{}'",
+                                                    record.id, record.name,
+                                                    it->second.second.string(), input.string()));
       }
     }
   }

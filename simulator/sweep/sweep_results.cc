@@ -1,5 +1,7 @@
 #include "simulator/sweep/sweep_results.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -71,12 +73,11 @@ StatusOr<PointRecord> parse_point_record(const std::string& json_text, const std
 std::string manifest_json(const SweepManifest& manifest) {
   json points = json::array();
   for (const PointRecord& point : manifest.points) points.push_back(point_header(point));
-  const json out = {
-      {"source", manifest.source},
-      {"kind", manifest.kind},
-      {"keys", manifest.keys},
-      {"shard", std::to_string(manifest.shard_index) + "/" + std::to_string(manifest.shard_count)},
-      {"points", points}};
+  const json out = {{"source", manifest.source},
+                    {"kind", manifest.kind},
+                    {"keys", manifest.keys},
+                    {"shard", fmt::format("{}/{}", manifest.shard_index, manifest.shard_count)},
+                    {"points", points}};
   return out.dump(2) + "\n";
 }
 
@@ -145,8 +146,10 @@ StatusOr<std::vector<PointRecord>> read_point_records(const std::filesystem::pat
     KVSIM_ASSIGN_OR_RETURN(PointRecord record, parse_point_record(text, result.string()));
     records.push_back(std::move(record));
   }
-  if (error)
-    return Status::io_error("cannot list '" + points_dir.string() + "': " + error.message());
+  if (error) {
+    return Status::io_error(
+        fmt::format("cannot list '{}': {}", points_dir.string(), error.message()));
+  }
   std::sort(records.begin(), records.end(),
             [](const PointRecord& a, const PointRecord& b) { return a.index < b.index; });
   return records;

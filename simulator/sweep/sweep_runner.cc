@@ -1,5 +1,6 @@
 #include "simulator/sweep/sweep_runner.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -34,8 +35,7 @@ PointRecord record_for(const SweepPoint& point) {
 StatusOr<PointRecord> run_point(const SweepPoint& point, const PointRunner& runner,
                                 const fs::path& points_dir, size_t worker) {
   const fs::path final_dir = points_dir / point.id;
-  const fs::path work_dir = points_dir / ("." + point.id + ".tmp" + std::to_string(::getpid()) +
-                                          "-" + std::to_string(worker));
+  const fs::path work_dir = points_dir / fmt::format(".{}.tmp{}-{}", point.id, ::getpid(), worker);
   std::error_code error;
   fs::remove_all(work_dir, error);
   fs::create_directories(work_dir, error);
@@ -181,8 +181,10 @@ StatusOr<SweepRunResult> run_sweep(const SweepSpec& spec, const std::vector<Swee
   const fs::path points_dir = options.out_dir / "points";
   std::error_code error;
   fs::create_directories(points_dir, error);
-  if (error)
-    return Status::io_error("cannot create '" + points_dir.string() + "': " + error.message());
+  if (error) {
+    return Status::io_error(
+        fmt::format("cannot create '{}': {}", points_dir.string(), error.message()));
+  }
   remove_leftovers(points_dir);
   KVSIM_RETURN_IF_ERROR(write_manifest(spec, points, options));
 

@@ -1,10 +1,12 @@
 #include "simulator/sweep/sweep_spec.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <filesystem>
 
 #include "core/config_reader.h"
-#include "core/names.h"
+#include "core/enum_names.h"
 #include "core/presets.h"
 #include "core/yaml_io.h"
 
@@ -13,10 +15,13 @@ namespace {
 
 using KeyLists = std::vector<std::pair<std::string, std::vector<ConfigNode>>>;
 
+constexpr EnumNames<SweepKind, 2> kKindNames{{{
+    {SweepKind::kSimulate, "simulate"},
+    {SweepKind::kPpl, "ppl"},
+}}};
+
 StatusOr<SweepKind> parse_kind(std::string_view text) {
-  if (text == "simulate") return SweepKind::kSimulate;
-  if (text == "ppl") return SweepKind::kPpl;
-  return Status::invalid_argument(unknown_name_message("sweep kind", text, {"simulate", "ppl"}));
+  return kKindNames.parse(text, "sweep kind");
 }
 
 // A map of dotted keys to non-empty lists, in file order.
@@ -38,10 +43,11 @@ Status read_zip(const ConfigNode& zip, SweepSpec* spec) {
     KVSIM_RETURN_IF_ERROR(read_key_lists(group, "zip group", &lists));
     for (const auto& [key, values] : lists) {
       if (values.size() != lists.front().second.size()) {
-        return error_at(group.find(key)->mark(),
-                        "zip lists vary together and must have equal lengths: '" + key + "' has " +
-                            std::to_string(values.size()) + ", '" + lists.front().first + "' has " +
-                            std::to_string(lists.front().second.size()));
+        return error_at(
+            group.find(key)->mark(),
+            fmt::format("zip lists vary together and must have equal lengths: "
+                        "'{}' has {}, '{}' has {}",
+                        key, values.size(), lists.front().first, lists.front().second.size()));
       }
     }
     spec->zip.push_back(std::move(lists));
@@ -107,9 +113,7 @@ void append_flow(const ConfigNode& node, std::string* out) {
 
 }  // namespace
 
-std::string_view sweep_kind_name(SweepKind kind) {
-  return kind == SweepKind::kSimulate ? "simulate" : "ppl";
-}
+std::string_view sweep_kind_name(SweepKind kind) { return kKindNames.name(kind); }
 
 std::string value_text(const ConfigNode& value) {
   std::string out;
@@ -134,10 +138,7 @@ StatusOr<SweepSpec> sweep_from_config(const ConfigNode& node, const std::string&
   spec.source = source;
   ConfigReader r(node, "sweep");
   r.optional("description", &spec.description);
-  r.optional_with("kind", &spec.kind, [](std::string_view text, SweepKind* out) {
-    KVSIM_ASSIGN_OR_RETURN(*out, parse_kind(text));
-    return Status::ok();
-  });
+  r.optional_with("kind", &spec.kind, parse_into<parse_kind>);
   r.optional("output", &spec.output);
   const ConfigNode* base = r.child("base");
   const ConfigNode* set = r.child("set");
@@ -212,8 +213,9 @@ StatusOr<std::vector<SweepPoint>> expand_sweep(const SweepSpec& spec) {
   for (size_t i = 0; i < points.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (points[i].id == points[j].id) {
-        return Status::invalid_argument(spec.source + ": points '" + points[j].name + "' and '" +
-                                        points[i].name + "' resolve to the same configuration");
+        return Status::invalid_argument(
+            fmt::format("{}: points '{}' and '{}' resolve to the same configuration", spec.source,
+                        points[j].name, points[i].name));
       }
     }
   }

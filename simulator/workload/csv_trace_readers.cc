@@ -1,10 +1,13 @@
 // The CSV trace formats: Azure LLM inference traces, BurstGPT and kvsim's plain CSV. A shared
 // base reads the header, finds the columns by name (any order, extra columns ignored) and
 // splits each row; each format turns its fields into a TraceRow.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "core/units.h"
 #include "simulator/io/csv_row.h"
 #include "simulator/io/timestamp.h"
 #include "simulator/workload/trace_reader_formats.h"
@@ -24,11 +27,10 @@ class CsvTraceReader : public TraceReader {
     if (!more) return false;
     if (!split_csv_line(line, &fields_, &scratch_)) return row_error("unclosed quote");
     if (fields_.size() < min_fields_) {
-      return row_error("expected " + std::to_string(header_size_) + " columns, got " +
-                       std::to_string(fields_.size()));
+      return row_error(fmt::format("expected {} columns, got {}", header_size_, fields_.size()));
     }
     row->hash_ids.clear();
-    row->prefix_group = -1;
+    row->prefix_group.reset();
     row->prefix_tokens = 0;
     row->failed = false;
     const Status parsed = parse_fields(row);
@@ -54,9 +56,8 @@ class CsvTraceReader : public TraceReader {
   Status token_count(int position, std::string_view column, uint64_t min, uint64_t* out) const {
     KVSIM_RETURN_IF_ERROR(parse_count_field(field(position), column, out));
     if (*out < min || *out > kMaxTokens) {
-      return Status::parse_error("column '" + std::string(column) + "': expected " +
-                                 std::to_string(min) + " to " + std::to_string(kMaxTokens) +
-                                 " tokens, got " + std::to_string(*out));
+      return Status::parse_error(fmt::format("column '{}': expected {} to {} tokens, got {}",
+                                             column, min, kMaxTokens, *out));
     }
     return Status::ok();
   }
@@ -113,7 +114,7 @@ class BurstGptReader final : public CsvTraceReader {
     KVSIM_RETURN_IF_ERROR(parse_number_field(field(time_), "Timestamp", &seconds));
     if (std::fabs(seconds) > kMaxSeconds)
       return Status::parse_error("column 'Timestamp': out of range");
-    row->timestamp_ns = std::llround(seconds * 1e9);
+    row->timestamp_ns = std::llround(seconds * kNsPerS);
     KVSIM_RETURN_IF_ERROR(token_count(response_, "Response tokens", 0, &row->output_tokens));
     row->failed = row->output_tokens == 0;
     // A failed request may have logged no prompt either; it is skipped, so do not reject it.
@@ -143,7 +144,7 @@ class PlainCsvReader final : public CsvTraceReader {
     if (seconds < 0 || seconds > kMaxSeconds) {
       return Status::parse_error("column 'arrival_s': must be in [0, 9e9] seconds");
     }
-    row->timestamp_ns = std::llround(seconds * 1e9);
+    row->timestamp_ns = std::llround(seconds * kNsPerS);
     KVSIM_RETURN_IF_ERROR(token_count(prompt_, "prompt_tokens", 1, &row->prompt_tokens));
     KVSIM_RETURN_IF_ERROR(token_count(output_, "output_tokens", 1, &row->output_tokens));
     const std::string_view group = optional_field(group_);
@@ -151,14 +152,14 @@ class PlainCsvReader final : public CsvTraceReader {
       uint64_t value = 0;
       KVSIM_RETURN_IF_ERROR(parse_count_field(group, "prefix_group", &value));
       if (value > kMaxGroup) return Status::parse_error("column 'prefix_group': too large");
-      row->prefix_group = static_cast<int64_t>(value);
+      row->prefix_group = value;
     }
     const std::string_view tokens = optional_field(prefix_tokens_);
     if (!tokens.empty()) {
       KVSIM_RETURN_IF_ERROR(parse_count_field(tokens, "prefix_tokens", &row->prefix_tokens));
       if (row->prefix_tokens > row->prompt_tokens) {
-        return Status::parse_error("prefix_tokens " + std::to_string(row->prefix_tokens) +
-                                   " exceeds prompt_tokens " + std::to_string(row->prompt_tokens));
+        return Status::parse_error(fmt::format("prefix_tokens {} exceeds prompt_tokens {}",
+                                               row->prefix_tokens, row->prompt_tokens));
       }
     }
     return Status::ok();
@@ -190,7 +191,7 @@ StatusOr<std::unique_ptr<TraceReader>> make_csv_trace_reader(std::unique_ptr<Lin
                                                              TraceFormat format) {
   KVSIM_ASSIGN_OR_RETURN(const std::vector<std::string> names, read_csv_header(lines.get()));
   const CsvHeader header(views(names));
-  const std::string where = lines->where() + " (" + std::string(trace_format_name(format)) + ")";
+  const std::string where = fmt::format("{} ({})", lines->where(), trace_format_name(format));
   const auto columns =
       [&](std::initializer_list<std::string_view> wanted) -> StatusOr<std::vector<int>> {
     std::vector<int> out;

@@ -1,5 +1,7 @@
 #include "simulator/workload/length_distribution.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -91,9 +93,8 @@ Status validate_length_config(const LengthConfig& config, const std::string& wha
   }
   if ((config.kind == LengthKind::kUniform || config.kind == LengthKind::kLognormal) &&
       (config.min == 0 || config.min > config.max)) {
-    return Status::invalid_argument(what + ": needs 1 <= min <= max, got min " +
-                                    std::to_string(config.min) + ", max " +
-                                    std::to_string(config.max));
+    return Status::invalid_argument(
+        fmt::format("{}: needs 1 <= min <= max, got min {}, max {}", what, config.min, config.max));
   }
   if (config.kind == LengthKind::kLognormal && !(config.mean >= 1 && config.sigma >= 0)) {
     return Status::invalid_argument(what + ": lognormal needs mean >= 1 and sigma >= 0");

@@ -6,12 +6,16 @@
 // Lines of exactly that shape (an object of numbers and one list of whole numbers) take a
 // scanner that allocates nothing; anything else (strings, nesting, escapes, syntax errors)
 // goes through nlohmann::json, which also words the error. Both feed the same checks.
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "core/checked_math.h"
+#include "core/units.h"
 #include "simulator/workload/trace_reader_formats.h"
 
 namespace kvsim::sim {
@@ -123,15 +127,14 @@ class MooncakeReader final : public TraceReader {
     try {
       object = nlohmann::json::parse(line);
     } catch (const nlohmann::json::parse_error& error) {
-      return row_error("not valid JSON at column " + std::to_string(error.byte) +
-                       " (expected one object per line)");
+      return row_error(
+          fmt::format("not valid JSON at column {} (expected one object per line)", error.byte));
     }
     if (!object.is_object()) return row_error("expected a JSON object");
     for (const char* key : {"timestamp", "input_length", "output_length"}) {
       const auto field = object.find(key);
       if (field == object.end()) continue;
-      if (!field->is_number())
-        return row_error(std::string("field '") + key + "' must be a number");
+      if (!field->is_number()) return row_error(fmt::format("field '{}' must be a number", key));
       const double value = field->get<double>();
       (key[0] == 't'   ? fields->timestamp_ms
        : key[0] == 'i' ? fields->input
@@ -150,14 +153,13 @@ class MooncakeReader final : public TraceReader {
 
   Status in_range(const std::optional<double>& value, const char* key, double min,
                   double max) const {
-    if (!value) return row_error(std::string("missing field '") + key + "'");
+    if (!value) return row_error(fmt::format("missing field '{}'", key));
     if (std::isfinite(*value) && *value >= min && *value <= max) return Status::ok();
     char text[32];
     const auto end = std::to_chars(text, text + sizeof(text), *value).ptr;
-    return row_error(std::string("field '") + key + "' must be a number in [" +
-                     std::to_string(static_cast<int64_t>(min)) + ", " +
-                     std::to_string(static_cast<int64_t>(max)) + "], got " +
-                     std::string(text, end));
+    return row_error(fmt::format("field '{}' must be a number in [{}, {}], got {}", key,
+                                 static_cast<int64_t>(min), static_cast<int64_t>(max),
+                                 std::string_view(text, end)));
   }
 
   Status check(const RowFields& f, TraceRow* row) const {
@@ -167,18 +169,18 @@ class MooncakeReader final : public TraceReader {
     if (*f.input != std::floor(*f.input) || *f.output != std::floor(*f.output)) {
       return row_error("input_length and output_length must be whole numbers");
     }
-    row->timestamp_ns = std::llround(*f.timestamp_ms * 1e6);
+    row->timestamp_ns = std::llround(*f.timestamp_ms * kNsPerMs);
     row->prompt_tokens = static_cast<uint64_t>(*f.input);
     row->output_tokens = static_cast<uint64_t>(*f.output);
-    row->prefix_group = -1;
+    row->prefix_group.reset();
     row->prefix_tokens = 0;
     row->failed = false;
-    const uint64_t max_ids =
-        (row->prompt_tokens + kMooncakeHashBlockTokens - 1) / kMooncakeHashBlockTokens;
+    const uint64_t max_ids = ceil_div(row->prompt_tokens, kMooncakeHashBlockTokens);
     if (row->hash_ids.size() > max_ids) {
-      return row_error(std::to_string(row->hash_ids.size()) + " hash_ids for " +
-                       std::to_string(row->prompt_tokens) + " input tokens; expected at most " +
-                       "ceil(input_length / 512) = " + std::to_string(max_ids));
+      return row_error(
+          fmt::format("{} hash_ids for {} input tokens; expected at most "
+                      "ceil(input_length / 512) = {}",
+                      row->hash_ids.size(), row->prompt_tokens, max_ids));
     }
     return Status::ok();
   }

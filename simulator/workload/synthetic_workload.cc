@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/enum_names.h"
+#include "core/units.h"
 
 namespace kvsim::sim {
 namespace {
@@ -97,7 +98,7 @@ double SyntheticSource::next_gap_ns_double() {
     const double shape = 1.0 / (config_.cv * config_.cv);
     gap_s = arrival_rng_.gamma(shape, mean_s / shape);
   }
-  return std::round(gap_s * time_scale_ * 1e9);
+  return std::round(gap_s * time_scale_ * kNsPerS);
 }
 
 StatusOr<bool> SyntheticSource::next(RequestSpec* out) {
@@ -123,11 +124,11 @@ StatusOr<bool> SyntheticSource::next(RequestSpec* out) {
   }
   out->hash_ids.clear();
   out->hash_block_tokens = 0;
-  out->prefix_group = -1;
+  out->prefix_group.reset();
   out->prefix_tokens = 0;
   const SharedPrefixConfig& prefix = config_.shared_prefix;
   if (prefix.probability > 0 && prefix_rng_.uniform01() < prefix.probability) {
-    out->prefix_group = static_cast<int64_t>(prefix_rng_.uniform_int(0, prefix.groups - 1));
+    out->prefix_group = static_cast<uint64_t>(prefix_rng_.uniform_int(0, prefix.groups - 1));
     out->prefix_tokens = std::min(prefix.tokens, out->prompt_tokens);
   }
   return true;

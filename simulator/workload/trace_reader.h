@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,10 +45,10 @@ struct TraceRow {
   int64_t timestamp_ns = 0;  // as in the file, converted to ns (absolute for azure)
   uint64_t prompt_tokens = 0;
   uint64_t output_tokens = 0;
-  std::vector<uint64_t> hash_ids;  // mooncake only
-  int64_t prefix_group = -1;       // csv only; -1 = none
-  uint64_t prefix_tokens = 0;      // csv only; 0 = the workload's default
-  bool failed = false;             // a failed request in the log (zero generated tokens)
+  std::vector<uint64_t> hash_ids;        // mooncake only
+  std::optional<uint64_t> prefix_group;  // csv only
+  uint64_t prefix_tokens = 0;            // csv only; 0 = the workload's default
+  bool failed = false;                   // a failed request in the log (zero generated tokens)
 };
 
 class TraceReader {

@@ -45,7 +45,7 @@ Status TraceSource::fill(TraceRow* row, RequestSpec* out) {
   out->hash_block_tokens = out->hash_ids.empty() ? 0 : kMooncakeHashBlockTokens;
   out->prefix_group = row->prefix_group;
   out->prefix_tokens = 0;
-  if (row->prefix_group >= 0) {
+  if (row->prefix_group) {
     const uint64_t tokens =
         row->prefix_tokens > 0 ? row->prefix_tokens : options_.default_prefix_tokens;
     out->prefix_tokens = static_cast<uint32_t>(std::min<uint64_t>(tokens, row->prompt_tokens));

@@ -162,6 +162,25 @@ TEST_P(BlockPoolPolicyTest, AllocatingManyAtOnceIsAllocatingOneByOne) {
 INSTANTIATE_TEST_SUITE_P(EveryPolicy, BlockPoolPolicyTest, ::testing::ValuesIn(kExpectations),
                          [](const auto& test_info) { return std::string(test_info.param.name); });
 
+// An id outside the pool is a bug in the caller: every call that takes one aborts, naming it
+// (never a read or write past the block records).
+TEST(BlockPoolDeathTest, EveryCallTakingABlockIdChecksItIsInRange) {
+  BlockPool pool(10, std::move(make_eviction_policy("lru", 10)).value());
+  const BlockId held = pool.allocate();
+  pool.cache(held, 42);
+  EXPECT_EQ(pool.ref_count(9), 0u);  // the last id is fine
+  const char* const kMessage = "block id 10 out of range: the pool has 10 blocks";
+  EXPECT_DEATH((void)pool.ref_count(10), kMessage);
+  EXPECT_DEATH((void)pool.block_hash(10), kMessage);
+  EXPECT_DEATH(pool.touch(10), kMessage);
+  EXPECT_DEATH(pool.share(10), kMessage);
+  EXPECT_DEATH(pool.release(10), kMessage);
+  EXPECT_DEATH((void)pool.cache(10, 43), kMessage);
+  EXPECT_DEATH(pool.release(kNullBlock), "block id 4294967295 out of range");
+  pool.check_invariants();  // nothing changed in this process
+  EXPECT_EQ(pool.ref_count(held), 1u);
+}
+
 TEST(EvictionPolicyTest, TableNamesAndUnknownNames) {
   EXPECT_THAT(eviction_policy_names(), ElementsAre("lru", "lfu", "fifo", "none"));
   for (const std::string& name : eviction_policy_names()) {

@@ -3,11 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "core/presets.h"
+#include "core/units.h"
 
 namespace kvsim {
 namespace {
-
-constexpr uint64_t kGiB = 1ull << 30;
 
 ModelSpec hand_model(uint32_t layers, uint32_t kv_heads, uint32_t head_dim) {
   ModelSpec model;
@@ -119,7 +118,7 @@ TEST(CapacityTest, NzPadsColumnsToTheFractalWidth) {
   CapacityQuery query;
   query.kv.dtype = DType::kInt8;
   query.block_size = 128;
-  query.kv_budget_bytes = 1ull << 30;
+  query.kv_budget_bytes = kGiB;
   // 3 heads x 20 dims = 60 columns -> 2 fractals of 32 int8 columns = 64.
   const CapacityResult r = capacity(hand_model(2, 3, 20), &device, query);
   EXPECT_EQ(r.nz_width, 32u);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/preset_loader.h"
+#include "core/units.h"
 #include "core/yaml_io.h"
 
 namespace kvsim {
@@ -45,7 +46,7 @@ TEST(PresetsTest, DeviceFactsFromTheIssue) {
   EXPECT_EQ(nz_fractal_width(&p310, DType::kFp16), 16u);
   EXPECT_EQ(nz_fractal_width(&p310, DType::kInt8), 32u);
   const DeviceSpec a100 = *load_device("a100-80g");
-  EXPECT_EQ(a100.memory_bytes, 80ull << 30);
+  EXPECT_EQ(a100.memory_bytes, 80 * kGiB);
   EXPECT_EQ(a100.default_block_size, 16u);
   EXPECT_DOUBLE_EQ(a100.kv_memory_factor, 1.0);
   EXPECT_EQ(load_device("h200")->memory_bytes, 141'000'000'000ull);

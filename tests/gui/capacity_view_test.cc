@@ -10,6 +10,7 @@
 #include "core/capacity.h"
 #include "core/capacity_report.h"
 #include "core/presets.h"
+#include "core/units.h"
 #include "gui/capacity_plots.h"
 #include "gui/plot_panel.h"
 #include "gui/plot_style.h"
@@ -80,7 +81,7 @@ class CapacityViewTest : public QObject {
         QCOMPARE(bars->name(), QString(kMemorySegmentNames[static_cast<size_t>(s)]));
         QCOMPARE(bars->data()->size(), static_cast<int>(in.devices.size()));
         QCOMPARE(bars->data()->at(static_cast<int>(d))->value,
-                 static_cast<double>(expected[s]) / kBytesPerGib);
+                 static_cast<double>(expected[s]) / kBytesPerGiB);
       }
     }
     // The 310P pads: its NZ padding bar is not empty; the A100 (ND) has none.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/units.h"
 #include "simulator/engine/cost_model.h"
 #include "simulator/engine/engine.h"
 #include "simulator/engine/request.h"
@@ -71,7 +72,7 @@ inline EngineConfig small_config(uint32_t num_blocks, uint32_t block_size = 16) 
   config.cache.num_blocks = num_blocks;
   config.cache.block_size = block_size;
   config.cache.eviction = "lru";
-  config.cache.bytes_per_block = 1 << 20;
+  config.cache.bytes_per_block = kMiB;
   config.cache.num_host_blocks = 1 << 20;
   config.host_link_bytes_per_s = 32e9;
   config.scheduler.max_num_seqs = 256;

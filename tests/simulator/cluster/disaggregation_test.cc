@@ -113,12 +113,12 @@ TEST(Disaggregation, DecodeShortOfBlocksHoldsTheTransferBack) {
   const auto transfers = kv_transfers(*run);
   ASSERT_EQ(transfers.size(), 2u);
   // The second transfer is ready only when the first request has left the decode replica.
-  EXPECT_EQ(transfers[1].ready_ns, first->finish_ns);
+  EXPECT_EQ(transfers[1].ready_ns, *first->finish_ns);
   EXPECT_EQ(first->finish_ns, 9 * kMs / 2);
-  EXPECT_EQ(second->finish_ns, first->finish_ns + 3 * kMs / 2 + 2 * kMs);
+  EXPECT_EQ(second->finish_ns, *first->finish_ns + 3 * kMs / 2 + 2 * kMs);
   const ClusterSummary summary = summarize_cluster(*run->cluster);
   EXPECT_DOUBLE_EQ(summary.kv_transfer_block_wait_s.p99,
-                   0.0 + 0.99 * (first->finish_ns - 1 * kMs) / 1e9);
+                   0.0 + 0.99 * (*first->finish_ns - 1 * kMs) / 1e9);
   EXPECT_EQ(run->cluster->replica(1).stats().kv_blocks_peak, 11u);
 }
 

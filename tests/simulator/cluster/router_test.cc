@@ -22,7 +22,7 @@ std::vector<int32_t> replicas_by_id(const testing::ClusterRun& run, size_t n) {
   return out;
 }
 
-RequestSpec grouped(uint64_t id, int64_t arrival_ns, uint32_t prompt, int64_t group) {
+RequestSpec grouped(uint64_t id, int64_t arrival_ns, uint32_t prompt, uint64_t group) {
   RequestSpec r = testing::request(id, arrival_ns, prompt, 2);
   r.prefix_group = group;
   r.prefix_tokens = 128;

@@ -29,7 +29,7 @@ TierConfig dram_tier(double slots, double mib_per_ms, int64_t latency_ns) {
 }
 
 RequestSpec grouped(uint64_t id, int64_t arrival_ns, uint32_t prompt, uint32_t output,
-                    int64_t group, uint32_t prefix_tokens) {
+                    uint64_t group, uint32_t prefix_tokens) {
   RequestSpec r = testing::request(id, arrival_ns, prompt, output);
   r.prefix_group = group;
   r.prefix_tokens = prefix_tokens;

@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "core/units.h"
 #include "simulator/cost/calibration_table.h"
 #include "simulator/cost/roofline_cost_model.h"
 
@@ -28,7 +29,7 @@ ModelSpec tiny_model() {
 DeviceSpec tiny_device() {
   DeviceSpec d;
   d.name = "tiny-device";
-  d.memory_bytes = uint64_t{16} << 30;
+  d.memory_bytes = 16 * kGiB;
   d.memory_bandwidth_gbps = 1000;  // 1e12 B/s
   d.fp16_tflops = 100;
   d.interconnect_gbps = 100;

@@ -132,8 +132,8 @@ TEST(Engine, OneRequestOnAnIdleDeviceTakesExactlyTheCostModelsTime) {
       decode_ns += cost.iteration_ns(step);
     }
     const RequestRecord& record = result->recorder.finished[0];
-    EXPECT_EQ(record.first_token_ns - record.arrival_ns, prefill_ns);
-    EXPECT_EQ(record.finish_ns - record.first_token_ns, decode_ns);
+    EXPECT_EQ(*record.first_token_ns - record.arrival_ns, prefill_ns);
+    EXPECT_EQ(*record.finish_ns - *record.first_token_ns, decode_ns);
     EXPECT_EQ(result->summary.ttft_s.mean, static_cast<double>(prefill_ns) / 1e9);
     EXPECT_EQ(result->summary.tpot_s.mean, static_cast<double>(decode_ns) / 1e9 / (output - 1));
     EXPECT_EQ(result->summary.queue_s.mean, 0.0);
@@ -298,9 +298,9 @@ std::string outcome(const Run& r) {
       << '/' << s.output_tokens << " peak " << s.kv_blocks_peak << " busy " << s.busy_ns << " end "
       << s.last_event_ns << '\n';
   for (const RequestRecord& q : r.recorder.finished) {
-    out << q.id << ": " << q.arrival_ns << ' ' << q.first_scheduled_ns << ' ' << q.first_token_ns
-        << ' ' << q.finish_ns << " cached " << q.cached_prompt_tokens << " preempted "
-        << q.preemptions << '\n';
+    out << q.id << ": " << q.arrival_ns << ' ' << q.first_scheduled_ns.value_or(-1) << ' '
+        << q.first_token_ns.value_or(-1) << ' ' << q.finish_ns.value_or(-1) << " cached "
+        << q.cached_prompt_tokens << " preempted " << q.preemptions << '\n';
   }
   for (const auto& [id, reason] : r.recorder.dropped) {
     out << id << " dropped " << static_cast<int>(reason) << '\n';

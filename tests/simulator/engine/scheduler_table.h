@@ -124,18 +124,18 @@ inline void arrive(const Arrival& a, size_t index, KvCacheManager* cache, Reques
   scheduler->add_waiting(slot);
 }
 
-// What schedule() decided, into a new row; the admitted get their first-scheduled mark.
+// What schedule() decided, into a new row. As the engine does, a request in its first batch
+// gets its first-scheduled mark: those are the row's admitted.
 inline Row decisions(const StepPlan& plan, uint32_t iteration, RequestTable* requests) {
   Row row;
   for (const ScheduledChunk& chunk : plan.chunks) {
     row.batch.emplace_back(chunk.slot, chunk.num_tokens);
-  }
-  row.admitted = plan.admitted;
-  for (uint32_t slot : plan.admitted) {
-    SimRequest& request = requests->at(slot);
+    SimRequest& request = requests->at(chunk.slot);
+    if (request.first_scheduled_ns) continue;
     request.first_scheduled_ns = iteration;
+    row.admitted.push_back(chunk.slot);
     if (request.cached_prompt_tokens > 0) {
-      row.hits.emplace_back(slot, request.cached_prompt_tokens);
+      row.hits.emplace_back(chunk.slot, request.cached_prompt_tokens);
     }
   }
   row.recomputed = plan.recomputed_tokens;

@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/progress_bar.h"
-
 namespace kvsim::sim {
 namespace {
 
@@ -35,18 +33,6 @@ TEST(Metrics, SummaryFlattensToDottedKeys) {
   EXPECT_TRUE(found_completed);
   EXPECT_FALSE(found_wall);
   EXPECT_TRUE(summary_to_json(summary, /*with_wall=*/true).contains("wall_s"));
-}
-
-TEST(ProgressBar, RendersFractionCountsAndEta) {
-  Progress p;
-  p.fraction = 0.25;
-  p.completed = 1234;
-  p.sim_time_ns = 90'000'000'000;
-  const std::string text = ProgressBar::render(p, /*elapsed_s=*/10);
-  EXPECT_NE(text.find("25%"), std::string::npos) << text;
-  EXPECT_NE(text.find("1,234 done"), std::string::npos) << text;
-  EXPECT_NE(text.find("ETA 30 s"), std::string::npos) << text;
-  EXPECT_NE(text.find("[########......"), std::string::npos) << text;
 }
 
 }  // namespace

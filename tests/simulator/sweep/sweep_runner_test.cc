@@ -108,10 +108,14 @@ TEST(SweepRunnerTest, ParallelRunEqualsSerialRun) {
   fs::remove_all(parallel);
 }
 
+// Points moved into place. A point being finished has its result.json in its temporary
+// ".<id>.tmp<pid>-<worker>" folder a moment before the rename (longer since write_file_atomic
+// syncs), and a resumed run throws that folder away: it does not count.
 size_t finished_points(const fs::path& dir) {
   size_t count = 0;
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(dir / "points", error)) {
+    if (entry.path().filename().string().starts_with(".")) continue;
     count += fs::exists(entry.path() / "result.json") ? 1 : 0;
   }
   return count;

@@ -138,9 +138,9 @@ TEST(TraceReader, AzureAndBurstGptAndPlainCsv) {
   options.default_prefix_tokens = 64;
   auto p = read_all(plain, TraceFormat::kCsv, options);
   ASSERT_TRUE(p.is_ok()) << p.status().message();
-  EXPECT_EQ((*p)[0].prefix_group, 3);
+  EXPECT_EQ((*p)[0].prefix_group, 3u);
   EXPECT_EQ((*p)[0].prefix_tokens, 64u);
-  EXPECT_EQ((*p)[1].prefix_group, -1);
+  EXPECT_FALSE((*p)[1].prefix_group.has_value());
 }
 
 TEST(TraceReader, MalformedRowsStopWithFileAndLine) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/units.h"
 #include "simulator/engine/request_hashes.h"
 #include "simulator/workload/random.h"
 #include "simulator/workload/synthetic_workload.h"
@@ -28,7 +29,7 @@ struct GapStats {
 GapStats gap_stats(const std::vector<RequestSpec>& requests) {
   std::vector<double> gaps;
   for (size_t i = 1; i < requests.size(); ++i) {
-    gaps.push_back(static_cast<double>(requests[i].arrival_ns - requests[i - 1].arrival_ns) / 1e9);
+    gaps.push_back(ns_to_s(requests[i].arrival_ns - requests[i - 1].arrival_ns));
   }
   double sum = 0, sq = 0;
   for (double g : gaps) sum += g;
@@ -109,9 +110,9 @@ TEST(Synthetic, SharedPrefixGroupsAndEmpiricalLengths) {
   int grouped = 0;
   for (const RequestSpec& r : requests) {
     ASSERT_EQ(r.prompt_tokens, r.output_tokens * 100u);  // drawn from the same row
-    if (r.prefix_group >= 0) {
+    if (r.prefix_group) {
       ++grouped;
-      EXPECT_LT(r.prefix_group, 4);
+      EXPECT_LT(*r.prefix_group, 4u);
       EXPECT_EQ(r.prefix_tokens, 100u == r.prompt_tokens ? 100u : 128u);
     }
   }
