@@ -36,18 +36,20 @@ OperatorFit with_overheads(OperatorFit fit) {
 }
 
 // docs/cost_model/fit_operators.py on ../shared/calibration/vidur (its fit_params.inc.txt);
-// residuals in docs/cost_model.md.
+// residuals in docs/cost_model.md. Llama-2-7B's compute profiles are held out of the GEMM and
+// elementwise fits: the tests check the fits against them.
 OperatorFit a100_fit() {
   OperatorFit f;
   f.name = "a100";
   f.fitted_to =
-      "Vidur A100 profiles (8 models, TP 1-8; Llama-2-70B TP2 attention; a100_dgx all-reduce)";
-  f.gemm = {6.3442e-06, 0.7300, 43.14, 0.9060};
-  f.norm = {5.1277e-06, 0.3618};
-  f.rope = {3.6736e-06, 0.4103};
-  f.activation = {4.2807e-06, 0.4772};
-  f.residual_add = {2.3142e-06, 0.9089};
-  f.embedding = {5.2535e-06, 0.1498};
+      "Vidur A100 profiles (7 models, Llama-2-7B held out, TP 1-8; Llama-2-70B TP2 attention; "
+      "a100_dgx all-reduce)";
+  f.gemm = {6.7952e-06, 0.7287, 40.83, 0.9054};
+  f.norm = {5.3842e-06, 0.3609};
+  f.rope = {3.7429e-06, 0.4077};
+  f.activation = {4.4798e-06, 0.4808};
+  f.residual_add = {2.3561e-06, 0.9029};
+  f.embedding = {5.2879e-06, 0.1500};
   f.all_reduce = {{{4.4205e-05, 170.3}, {3.7948e-05, 159.7}, {4.3329e-05, 151.6}}};
   return with_overheads(f);
 }
@@ -56,13 +58,14 @@ OperatorFit h100_fit() {
   OperatorFit f;
   f.name = "h100";
   f.fitted_to =
-      "Vidur H100 profiles (6 models, TP 1-8; h100_dgx all-reduce); attention: the A100 fit";
-  f.gemm = {5.8193e-06, 0.7305, 87.53, 1.0000};
-  f.norm = {4.4933e-06, 0.3802};
-  f.rope = {2.9028e-06, 0.4525};
-  f.activation = {3.1253e-06, 0.5427};
-  f.residual_add = {1.8618e-06, 1.0000};
-  f.embedding = {4.2962e-06, 0.1763};
+      "Vidur H100 profiles (5 models, Llama-2-7B held out, TP 1-8; h100_dgx all-reduce); "
+      "attention: the A100 fit";
+  f.gemm = {5.9894e-06, 0.7271, 82.18, 1.0000};
+  f.norm = {4.7505e-06, 0.3837};
+  f.rope = {3.0170e-06, 0.4506};
+  f.activation = {3.3721e-06, 0.5519};
+  f.residual_add = {1.9794e-06, 1.0000};
+  f.embedding = {4.3123e-06, 0.1775};
   f.all_reduce = {{{2.6398e-05, 327.7}, {3.3035e-05, 388.6}, {2.9728e-05, 341.4}}};
   return with_overheads(f);
 }
@@ -93,8 +96,10 @@ struct NamedFit {
 constexpr NamedFit kFits[] = {
     {"a100", a100_fit}, {"h100", h100_fit}, {"h200", h200_fit}, {"ascend", ascend_fit}};
 
-#define KVSIM_FIT_FIELD_NAMED(name, path, lo, hi) \
-  FitParameter { name, [](OperatorFit& f) -> double& { return f.path; }, lo, hi }
+#define KVSIM_FIT_FIELD_NAMED(name, path, lo, hi)                  \
+  FitParameter {                                                   \
+    name, [](OperatorFit& f) -> double& { return f.path; }, lo, hi \
+  }
 #define KVSIM_FIT_FIELD(path, lo, hi) KVSIM_FIT_FIELD_NAMED(#path, path, lo, hi)
 
 }  // namespace
@@ -175,8 +180,8 @@ Status set_fit_parameter(OperatorFit* fit, std::string_view name, double value) 
   for (const FitParameter& p : fit_parameters()) {
     if (p.name != name) continue;
     if (!(value >= p.min && value <= p.max)) {
-      return Status::invalid_argument("parameter '" + std::string(name) + "' = " +
-                                      std::to_string(value) + " is outside [" +
+      return Status::invalid_argument("parameter '" + std::string(name) +
+                                      "' = " + std::to_string(value) + " is outside [" +
                                       std::to_string(p.min) + ", " + std::to_string(p.max) + "]");
     }
     p.field(*fit) = value;

@@ -93,13 +93,14 @@ TEST(OperatorCostModel, GemmTimeIsItsFormula) {
   const auto ops = by_name(make_model(1), prefill(100));
   const auto& qkv = ops.at("qkv_proj");
   // M = 100, K = 256, N = (4 + 2 x 4) x 64 = 768.
-  EXPECT_DOUBLE_EQ(qkv.flops, 2.0 * 100 * 256 * 768);            // 39,321,600
+  EXPECT_DOUBLE_EQ(qkv.flops, 2.0 * 100 * 256 * 768);               // 39,321,600
   EXPECT_DOUBLE_EQ(qkv.bytes, 2.0 * 256 * 768 + 2.0 * 100 * 1024);  // 598,016
   // ec(100) = 0.5 x 100 / (100 + 100) = 0.25; P = 1e14, BW = 1e12.
   EXPECT_DOUBLE_EQ(qkv.compute_s, 39'321'600.0 / (1e14 * 0.25));
   EXPECT_DOUBLE_EQ(qkv.memory_s, 598'016.0 / (1e12 * 0.8));
-  EXPECT_DOUBLE_EQ(qkv.time_s,
-                   5e-6 + std::sqrt(std::pow(39'321'600.0 / 2.5e13, 2) + std::pow(598'016.0 / 8e11, 2)) + 1e-6);
+  EXPECT_DOUBLE_EQ(
+      qkv.time_s,
+      5e-6 + std::sqrt(std::pow(39'321'600.0 / 2.5e13, 2) + std::pow(598'016.0 / 8e11, 2)) + 1e-6);
   EXPECT_EQ(qkv.count, 2);  // one per layer
 }
 
@@ -128,7 +129,8 @@ TEST(OperatorCostModel, PrefillAttentionSumsPerChunkTimes) {
   // k = 4 heads x 64 x 4 = 1024 FLOPs per pair; e(q) = e_max q / (q + half).
   const auto chunk_s = [](double q, double c) {
     const double k = 1024;
-    return k * q * c / (1e14 * 0.4 * q / (q + 50)) + k * q * (q + 1) / 2 / (1e14 * 0.2 * q / (q + 100));
+    return k * q * c / (1e14 * 0.4 * q / (q + 50)) +
+           k * q * (q + 1) / 2 / (1e14 * 0.2 * q / (q + 100));
   };
   const auto one = by_name(model, prefill(300, 700)).at("attention_prefill");
   EXPECT_DOUBLE_EQ(one.flops, 1024.0 * (300 * 700 + 300 * 301 / 2));
@@ -182,6 +184,43 @@ TEST(OperatorCostModel, TheBreakdownSumsToTheIterationTime) {
   for (const OperatorTime& op : cost.operators) EXPECT_FALSE(op.formula.empty()) << op.name;
 }
 
+// More work never costs less: with the built-in a100 fit on Llama-2-7B at TP 2, an iteration's
+// time grows (strictly) with the decode batch, each decode's context and a prefill's tokens,
+// over a grid that crosses the fits' regime changes (GEMMs weight- to compute-bound near 40
+// tokens, attention from its floor to bandwidth-bound, all-reduces past ~1 MB).
+TEST(OperatorCostModel, TimeGrowsWithBatchContextAndPromptTokens) {
+  const ModelSpec model = *load_model("llama-7b");
+  const DeviceSpec device = *load_device("a100-80g");
+  CapacityQuery query;
+  query.tp = 2;
+  const OperatorCostModel cost(
+      operator_inputs(model, device, *compute_capacity(model, &device, query), DType::kFp16, 2),
+      operator_fit_for_device(device), CudaGraphs::kDecode);
+  const auto decodes = [](uint64_t n, uint64_t context) {
+    BatchShape b;
+    for (uint64_t i = 0; i < n; ++i) b.add(1, context, /*prefill=*/false, /*sampled=*/true);
+    return b;
+  };
+  double previous = 0;
+  for (uint64_t n = 1; n <= 512; n *= 2) {
+    const double t = cost.iteration_s(decodes(n, 2048));
+    EXPECT_GT(t, previous) << n << " decodes";
+    previous = t;
+  }
+  previous = 0;
+  for (uint64_t context = 16; context <= 32768; context *= 2) {
+    const double t = cost.iteration_s(decodes(32, context));
+    EXPECT_GT(t, previous) << "context " << context;
+    previous = t;
+  }
+  previous = 0;
+  for (uint64_t q = 1; q <= 16384; q = q * 3 / 2 + 1) {
+    const double t = cost.iteration_s(prefill(q, 512));
+    EXPECT_GT(t, previous) << q << " prompt tokens";
+    previous = t;
+  }
+}
+
 TEST(OperatorCostModel, Int4WeightsHalveTheWeightBytes) {
   const auto fp16 = by_name(make_model(1), prefill(1)).at("mlp_down");
   const auto int4 = by_name(make_model(1, DType::kInt4), prefill(1)).at("mlp_down");
@@ -229,30 +268,37 @@ TEST(OperatorFits, ParametersByNameAndDevice) {
   EXPECT_FALSE(set_fit_parameter(&fit, "gemm.memory_efficiency", 1.5).is_ok());
   DeviceSpec device = tiny_device();
   for (const auto& [name, fit_name] :
-       std::map<std::string, std::string>{{"a100-80g", "a100"}, {"h100-sxm", "h100"},
-                                          {"h200", "h200"}, {"ascend-910b2", "ascend"}}) {
+       std::map<std::string, std::string>{{"a100-80g", "a100"},
+                                          {"h100-sxm", "h100"},
+                                          {"h200", "h200"},
+                                          {"ascend-910b2", "ascend"}}) {
     device.name = name;
     EXPECT_EQ(operator_fit_for_device(device).name, fit_name);
   }
 }
 
-// The built-in a100 fit against the profile it was fitted to (Llama-2-7B geometry = llama-7b,
-// TP 1): each operator's kernel time (launch gap excluded: the profiles time kernels only)
-// within 50% of every measured row of the sample (the fits' worst residuals are on the small
-// elementwise kernels, whose floors vary by model: docs/cost_model.md) and within 10% at the
-// median.
-TEST(OperatorFits, TheA100FitReproducesTheProfileItWasFittedTo) {
-  const std::string mlp = "calibration/vidur/compute/a100/meta-llama/Llama-2-7b-hf/mlp.csv";
+// The built-in a100 and h100 fits against a profile held out of their fits (Llama-2-7B
+// geometry = llama-7b, TP 1; docs/cost_model/fit_operators.py: HOLD_OUT): each operator's kernel
+// time (launch gap excluded: the profiles time kernels only) within `max_error` of every
+// measured row of the sample and within 10% at the median. The worst residuals are on the
+// small elementwise kernels, whose floors vary by model (docs/cost_model.md): on the H100 this
+// model's 1-token residual add is measured at 1.0 us where the other five models' give the
+// fit's 2.0 us floor, hence a factor of 2 there.
+void expect_fit_reproduces_held_out_rows(const std::string& profile_device,
+                                         const std::string& device_name, double max_error) {
+  const std::string mlp =
+      "calibration/vidur/compute/" + profile_device + "/meta-llama/Llama-2-7b-hf/mlp.csv";
   KVSIM_REQUIRE_DATA(mlp);
   const ModelSpec model = *load_model("llama-7b");
-  const DeviceSpec device = *load_device("a100-80g");
+  const DeviceSpec device = *load_device(device_name);
   CapacityQuery query;
-  const OperatorCostModel cost(operator_inputs(model, device, *compute_capacity(model, &device, query),
-                                               DType::kFp16, 1),
-                               operator_fit_for_device(device), CudaGraphs::kNone);
+  const OperatorCostModel cost(
+      operator_inputs(model, device, *compute_capacity(model, &device, query), DType::kFp16, 1),
+      operator_fit_for_device(device), CudaGraphs::kNone);
   const std::map<std::string, std::string> ops = {
-      {"qkv_proj", "attn_pre_proj"}, {"o_proj", "attn_post_proj"}, {"mlp_up", "mlp_up_proj"},
-      {"mlp_down", "mlp_down_proj"}, {"mlp_act", "mlp_act"},       {"input_norm", "input_layernorm"},
+      {"qkv_proj", "attn_pre_proj"}, {"o_proj", "attn_post_proj"},
+      {"mlp_up", "mlp_up_proj"},     {"mlp_down", "mlp_down_proj"},
+      {"mlp_act", "mlp_act"},        {"input_norm", "input_layernorm"},
       {"rope", "attn_rope"},         {"residual_add", "add"}};
   std::vector<std::string> columns = {"num_tokens"};
   for (const auto& [ours, theirs] : ops) columns.push_back("time_stats." + theirs + ".median");
@@ -273,13 +319,21 @@ TEST(OperatorFits, TheA100FitReproducesTheProfileItWasFittedTo) {
     for (const auto& [ours, theirs] : ops) {
       const auto& t = terms.at(ours);
       const double error = (t.time_s - t.launch_s) / (row[i++] * 1e-3) - 1;
-      EXPECT_LT(std::abs(error), 0.50) << ours << " at " << row[0] << " tokens";
+      EXPECT_LT(std::abs(error), max_error) << ours << " at " << row[0] << " tokens";
       errors.push_back(std::abs(error));
     }
   }
   ASSERT_EQ(errors.size(), 6 * ops.size());
   std::nth_element(errors.begin(), errors.begin() + errors.size() / 2, errors.end());
   EXPECT_LT(errors[errors.size() / 2], 0.10);
+}
+
+TEST(OperatorFits, TheA100FitReproducesHeldOutProfileRows) {
+  expect_fit_reproduces_held_out_rows("a100", "a100-80g", 0.50);
+}
+
+TEST(OperatorFits, TheH100FitReproducesHeldOutProfileRows) {
+  expect_fit_reproduces_held_out_rows("h100", "h100-sxm", 1.0);
 }
 
 }  // namespace

@@ -22,7 +22,6 @@
 
 namespace kvsim::sim::scheduler_table {
 
-
 inline constexpr uint32_t kBlockSize = 4;
 inline constexpr uint64_t kBytesPerBlock = 100;
 
@@ -111,7 +110,7 @@ std::vector<uint32_t> slots_of(const Queue& queue) {
 // Request `index` of a case arrives, as the engine admits one: into the cache manager, the
 // request table and the waiting queue.
 inline void arrive(const Arrival& a, size_t index, KvCacheManager* cache, RequestTable* requests,
-            Scheduler* scheduler) {
+                   Scheduler* scheduler) {
   SimRequest request;
   request.id = 100 + index;  // ids differ from slots, so a mix-up shows
   request.prompt_tokens = a.prompt_tokens;
@@ -205,7 +204,8 @@ inline void expect_table(const Case& c, const std::vector<Row>& expected) {
   EXPECT_EQ(format(actual), format(expected)) << "actual table:\n" << format(actual);
 }
 
-inline SchedulerLimits limits(uint32_t max_num_batched_tokens, bool chunked_prefill, bool prefix_caching) {
+inline SchedulerLimits limits(uint32_t max_num_batched_tokens, bool chunked_prefill,
+                              bool prefix_caching) {
   SchedulerLimits l;
   l.max_num_batched_tokens = max_num_batched_tokens;
   l.chunked_prefill = chunked_prefill;
