@@ -22,14 +22,16 @@ nlohmann::json cost_json(const std::string& args) {
 }
 
 TEST(CostCli, TheBreakdownSumsToTheIterationTime) {
-  const auto cost = cost_json("--model llama2-70b --device a100-80g --tp 4 "
-                              "--batch decode:64x2048,prefill:2x1024+512,chunk:1x512");
+  const auto cost = cost_json(
+      "--model llama2-70b --device a100-80g --tp 4 "
+      "--batch decode:64x2048,prefill:2x1024+512,chunk:1x512");
   double sum = 0;
   for (const auto& op : cost["operators"]) sum += op["time_s"].get<double>();
   EXPECT_NEAR(sum, cost["total_s"].get<double>(), 1e-12);
   EXPECT_EQ(cost["iteration_ns"].get<int64_t>(), std::llround(cost["total_s"].get<double>() * 1e9));
   EXPECT_EQ(cost["shape"]["sampled_tokens"], 66);  // the chunk samples nothing
-  const auto text = run_kvsim("cost --model llama2-70b --device a100-80g --tp 4 --batch decode:8x100");
+  const auto text =
+      run_kvsim("cost --model llama2-70b --device a100-80g --tp 4 --batch decode:8x100");
   EXPECT_NE(text.out.find("all_reduce"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("memory"), std::string::npos);
 }
@@ -40,8 +42,9 @@ TEST(CostCli, TheSimulatorUsesTheSameIterationTimes) {
   const auto dir = std::filesystem::path(::testing::TempDir()) / "cost_cli";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "one.csv") << "arrival_s,prompt_tokens,output_tokens\n0,1000,2\n";
-  const auto sim = run_kvsim("simulate default --set workload.synthetic=null --set workload.trace=" +
-                             (dir / "one.csv").string() + " --set cost_model.kind=operators --json");
+  const auto sim =
+      run_kvsim("simulate default --set workload.synthetic=null --set workload.trace=" +
+                (dir / "one.csv").string() + " --set cost_model.kind=operators --json");
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
   const auto summary = nlohmann::json::parse(sim.out);
   const auto prefill = cost_json("--model llama3-8b --device a100-80g --batch prefill:1x1000");
@@ -59,11 +62,35 @@ TEST(CostCli, ABadProfileNamesFileAndLine) {
          "num_tensor_parallel_workers\n"
          "0.1,32,8,4096,14336,1,1\n"
          "0.x,32,8,4096,14336,2,1\n";
-  const auto result = run_kvsim("cost --model llama3-8b --device a100-80g --kind profile --profiles " +
-                                dir.string() + " --batch prefill:1x8");
+  const auto result =
+      run_kvsim("cost --model llama3-8b --device a100-80g --kind profile --profiles " +
+                dir.string() + " --batch prefill:1x8");
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.err.find("mlp.csv:3"), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("time_stats.attn_pre_proj.median"), std::string::npos) << result.err;
+}
+
+// Bad input to the cost model: a batch spec, a kind on the command line and in a scenario (its
+// file:line:column, the nearest valid name) all exit 2 with what was expected.
+TEST(CostCli, BadBatchesAndKindsExitTwoSayingWhatWasExpected) {
+  const auto batch = run_kvsim("cost --model llama3-8b --device a100-80g --batch decode:64y2048");
+  EXPECT_EQ(batch.exit_code, 2);
+  EXPECT_NE(batch.err.find("expected decode:NxC"), std::string::npos) << batch.err;
+  const auto kind =
+      run_kvsim("cost --model llama3-8b --device a100-80g --kind nope --batch decode:1x8");
+  EXPECT_EQ(kind.exit_code, 2);
+  EXPECT_NE(kind.err.find("valid: operators, roofline, profile, table"), std::string::npos)
+      << kind.err;
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "bad_kind";
+  std::filesystem::create_directories(dir);
+  const auto yaml = (dir / "s.yaml").string();
+  std::ofstream(yaml) << "model: llama3-8b\ndevice: a100-80g\n"
+                         "workload: {synthetic: {num_requests: 2, rate: 1}}\n"
+                         "cost_model:\n  kind: operator\n";
+  const auto scenario = run_kvsim("simulate " + yaml);
+  EXPECT_EQ(scenario.exit_code, 2);
+  EXPECT_NE(scenario.err.find("s.yaml:5:9"), std::string::npos) << scenario.err;
+  EXPECT_NE(scenario.err.find("did you mean 'operators'?"), std::string::npos) << scenario.err;
 }
 
 TEST(CalibrateCli, FitsWritesAndIsReadBack) {
@@ -72,17 +99,20 @@ TEST(CalibrateCli, FitsWritesAndIsReadBack) {
   // Times the model gives with a fixed overhead of 2 ms instead of 0.5 ms: the fit finds it.
   std::ofstream csv(dir / "m.csv");
   csv << "batch,seconds\n";
-  for (const std::string spec : {"decode:1x512", "decode:32x1024", "prefill:1x2048", "prefill:1x128"}) {
+  for (const std::string spec :
+       {"decode:1x512", "decode:32x1024", "prefill:1x2048", "prefill:1x128"}) {
     const auto cost = cost_json("--model llama3-8b --device a100-80g --batch " + spec);
     csv << spec << "," << (cost["total_s"].get<double>() + 1.5e-3) << "\n";
   }
   csv.close();
   const auto yaml = (dir / "cal.yaml").string();
-  const auto fit = run_kvsim("calibrate " + (dir / "m.csv").string() +
-                             " --model llama3-8b --device a100-80g --parameters iteration_overhead_s -o " + yaml);
+  const auto fit = run_kvsim(
+      "calibrate " + (dir / "m.csv").string() +
+      " --model llama3-8b --device a100-80g --parameters iteration_overhead_s -o " + yaml);
   ASSERT_EQ(fit.exit_code, 0) << fit.err;
   EXPECT_NE(fit.out.find("iteration_overhead_s"), std::string::npos) << fit.out;
-  const auto cost = cost_json("--model llama3-8b --device a100-80g --batch decode:1x512 --calibration " + yaml);
+  const auto cost =
+      cost_json("--model llama3-8b --device a100-80g --batch decode:1x512 --calibration " + yaml);
   EXPECT_NEAR(cost["operators"].back()["time_s"].get<double>(), 2e-3, 2e-5);
   std::ofstream(dir / "bad.csv") << "batch,seconds\ndecode:1x512,fast\n";
   const auto bad = run_kvsim("calibrate " + (dir / "bad.csv").string() +
