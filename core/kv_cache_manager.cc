@@ -4,14 +4,11 @@
 #include <string>
 
 #include "core/check.h"
+#include "core/checked_math.h"
 #include "core/prefetch.h"
 
 namespace kvsim {
-namespace {
-
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
-}  // namespace
+namespace {}  // namespace
 
 StatusOr<KvCacheManager> KvCacheManager::create(const KvCacheConfig& config) {
   if (config.num_blocks == 0 || config.num_blocks > kMaxNumBlocks) {

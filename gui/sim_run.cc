@@ -9,7 +9,7 @@
 namespace kvsim::gui {
 
 void RunRecorder::on_row(const sim::SeriesRow& row) {
-  series_.time_s.push_back(sim::ns_to_seconds(row.time_ns));
+  series_.time_s.push_back(ns_to_s(row.time_ns));
   series_.kv_blocks_used.push_back(row.state.kv_blocks_used);
   series_.kv_blocks_cached_free.push_back(row.state.kv_blocks_cached_free);
   series_.kv_blocks_free.push_back(row.state.kv_blocks_free);

@@ -3,18 +3,18 @@
 #include <algorithm>
 
 #include "core/text_format.h"
+#include "core/units.h"
 
 namespace kvsim::sim {
 namespace {
 
-double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 ReplicaSummary summarize_replica(const Cluster& cluster, size_t r) {
   const Engine& engine = cluster.replica(r);
   const ReplicaConfig& config = cluster.replica_config(r);
   const EngineStats& s = engine.stats();
-  const double duration_s = seconds(cluster.stats().last_event_ns);
+  const double duration_s = ns_to_s(cluster.stats().last_event_ns);
   ReplicaSummary out;
   out.name = config.name;
   out.role = engine.config().scheduler.role;
@@ -65,10 +65,10 @@ TierSummary summarize_tier(const Cluster& cluster, size_t t) {
     const TierLoadStats& load = cluster.replica_tiers(r)->load_stats(t);
     out.loads += load.loads;
     out.load_bytes += load.bytes;
-    out.load_busy_s += seconds(load.busy_ns);
+    out.load_busy_s += ns_to_s(load.busy_ns);
     queue_ns += load.queue_ns;
   }
-  out.load_queue_s_mean = ratio(seconds(queue_ns), static_cast<double>(out.loads));
+  out.load_queue_s_mean = ratio(ns_to_s(queue_ns), static_cast<double>(out.loads));
   out.prefix_cache_hit_rate = ratio(static_cast<double>(stats.lower_hit_tokens[t]),
                                     static_cast<double>(stats.prompt_tokens));
   return out;
@@ -98,7 +98,7 @@ ClusterSummary summarize_cluster(const Cluster& cluster) {
     const KvLinkStats& link = stats.links[i];
     if (link.transfers == 0) continue;
     out.links.push_back({config.replicas[i / n].name + "_to_" + config.replicas[i % n].name,
-                         link.transfers, link.bytes, seconds(link.busy_ns)});
+                         link.transfers, link.bytes, ns_to_s(link.busy_ns)});
   }
   out.hbm_hit_rate =
       ratio(static_cast<double>(stats.hbm_hit_tokens), static_cast<double>(stats.prompt_tokens));

@@ -1,11 +1,10 @@
 #include "simulator/cluster/cluster_writers.h"
 
+#include "core/units.h"
 #include "simulator/cluster/cluster_summary.h"
 
 namespace kvsim::sim {
 namespace {
-
-double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 const char* transfer_kind_name(const TransferRecord& t) {
   switch (t.kind) {
@@ -47,7 +46,7 @@ ClusterTimeseriesWriter::ClusterTimeseriesWriter(std::unique_ptr<OutputFile> rep
       last_tokens_(cluster->num_replicas(), 0) {}
 
 void ClusterTimeseriesWriter::emit_row(int64_t time_ns) {
-  const double time_s = seconds(time_ns);
+  const double time_s = ns_to_s(time_ns);
   for (size_t r = 0; r < cluster_->num_replicas(); ++r) {
     const Engine& engine = cluster_->replica(r);
     const EngineSnapshot s = engine.snapshot();
@@ -124,11 +123,11 @@ void TransfersCsvWriter::on_transfer(const TransferRecord& t) {
   f.write(",");
   f.write_uint(t.bytes);
   f.write(",");
-  f.write_double(seconds(t.ready_ns));
+  f.write_double(ns_to_s(t.ready_ns));
   f.write(",");
-  f.write_double(seconds(t.start_ns));
+  f.write_double(ns_to_s(t.start_ns));
   f.write(",");
-  f.write_double(seconds(t.end_ns));
+  f.write_double(ns_to_s(t.end_ns));
   f.write("\n");
 }
 

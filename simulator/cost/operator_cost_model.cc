@@ -4,13 +4,13 @@
 #include <cmath>
 
 #include "core/check.h"
+#include "core/units.h"
 #include "simulator/cost/model_arch.h"
 #include "simulator/cost/roofline_cost_model.h"
 
 namespace kvsim::sim {
 namespace {
 
-constexpr double kGiga = 1e9;
 constexpr double kLogitBytes = 4;  // sampling reads and writes fp32 logits
 
 using Terms = OperatorCostModel::Terms;
@@ -117,7 +117,7 @@ Terms collective(std::string_view name, const CollectiveFit& c, double share, do
   t.form = Form::kCollective;
   t.count = count;
   t.bytes = bytes;
-  t.memory_s = share * bytes / (c.bus_gbps * kGiga);
+  t.memory_s = share * bytes / (c.bus_gbps * static_cast<double>(kGB));
   t.floor_s = c.latency_s;
   t.launch_s = launch;
   t.time_s = c.latency_s + t.memory_s + launch;
@@ -132,7 +132,7 @@ OperatorInputs operator_inputs(const ModelSpec& m, const DeviceSpec& device,
   const ModelArch arch = model_arch(m);
   OperatorInputs in;
   in.peak_flops = device_peak_flops(device, weight_dtype);
-  in.bandwidth_bps = device.memory_bandwidth_gbps * kGiga;
+  in.bandwidth_bps = device.memory_bandwidth_gbps * static_cast<double>(kGB);
   in.activation_bytes = dtype_bits(activation_dtype(weight_dtype)) / 8.0;
   in.weight_bytes = dtype_bits(weight_dtype) / 8.0;
   in.tp = tp;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/checked_math.h"
+#include "core/units.h"
 #include "simulator/engine/request_hashes.h"
 
 namespace kvsim::sim {
@@ -262,7 +263,7 @@ int64_t Engine::start_transfers() {
     int64_t& link_free = to_host ? to_host_free_ns_ : to_device_free_ns_;
     const int64_t start = std::max(now, link_free);
     const auto ns = static_cast<int64_t>(
-        std::ceil(static_cast<double>(swap.bytes) / config_.host_link_bytes_per_s * 1e9));
+        std::ceil(static_cast<double>(swap.bytes) / config_.host_link_bytes_per_s * kNsPerS));
     link_free = start + ns;
     events_->push(link_free, EventKind::kSwapEnd, swap.slot, config_.replica);
     (to_host ? stats_.swap_out_bytes : stats_.swap_in_bytes) += swap.bytes;

@@ -70,7 +70,7 @@ Summary MetricsCollector::build(const RunInfo& info, const EngineStats& stats,
   s.dropped_too_large = stats.dropped[static_cast<int>(DropReason::kTooLarge)];
   s.dropped_budget = stats.dropped[static_cast<int>(DropReason::kBudget)];
   s.dropped_never_fits = stats.dropped[static_cast<int>(DropReason::kNeverFits)];
-  s.sim_duration_s = ns_to_seconds(stats.last_event_ns);
+  s.sim_duration_s = ns_to_s(stats.last_event_ns);
   s.prompt_tokens = prompt_tokens_;
   s.cached_prompt_tokens = cached_prompt_tokens_;
   s.output_tokens = output_tokens_;

@@ -2,14 +2,11 @@
 
 #include <cmath>
 
+#include "core/units.h"
 #include "simulator/setup/engine_setup.h"
 
 namespace kvsim::sim {
-namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-}  // namespace
+namespace {}  // namespace
 
 std::vector<ReplicaGroup> replica_groups(const Scenario& s) {
   if (!s.cluster.replicas.empty()) return s.cluster.replicas;
@@ -35,8 +32,8 @@ std::vector<TierConfig> tier_configs(const TiersSection& section) {
     tier.name = t.name;
     tier.shared = t.shared;
     tier.eviction = t.eviction;
-    tier.capacity_bytes = t.capacity_gib * kGiB;
-    tier.bandwidth_bytes_per_s = t.bandwidth_gbps * 1e9;
+    tier.capacity_bytes = t.capacity_gib * kBytesPerGiB;
+    tier.bandwidth_bytes_per_s = t.bandwidth_gbps * static_cast<double>(kGB);
     tier.latency_s = t.latency_s;
     tiers.push_back(std::move(tier));
   }
@@ -109,8 +106,8 @@ ClusterConfig cluster_config(const ClusterSetup& setup) {
   config.decode_router = setup.decode_router;
   if (setup.disaggregated) {
     config.link.name = setup.link.name;
-    config.link.bytes_per_s = setup.link.bandwidth_gbps * 1e9;
-    config.link.latency_ns = std::llround(setup.link.latency_s * 1e9);
+    config.link.bytes_per_s = setup.link.bandwidth_gbps * static_cast<double>(kGB);
+    config.link.latency_ns = std::llround(setup.link.latency_s * kNsPerS);
   }
   config.tiers = setup.tiers;
   return config;

@@ -5,11 +5,11 @@
 
 #include "core/preset_loader.h"
 #include "core/presets.h"
+#include "core/units.h"
 
 namespace kvsim::sim {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kWatermarkFraction = 0.01;  // vLLM v0 and Vidur: watermark_blocks_fraction
 
 StatusOr<ModelSpec> resolve_model(const ConfigNode& node) {
@@ -54,8 +54,8 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
   e->cache.block_size = capacity.block_size;
   e->cache.eviction = s.cache.prefix_caching ? s.cache.eviction : "none";
   e->cache.bytes_per_block = capacity.kv_bytes_per_block;
-  const double host_blocks =
-      std::floor(s.cache.host_swap_gib * kGiB / static_cast<double>(capacity.kv_bytes_per_block));
+  const double host_blocks = std::floor(s.cache.host_swap_gib * kBytesPerGiB /
+                                        static_cast<double>(capacity.kv_bytes_per_block));
   e->cache.num_host_blocks = static_cast<uint32_t>(
       std::min(host_blocks, static_cast<double>(std::numeric_limits<uint32_t>::max())));
   KVSIM_ASSIGN_OR_RETURN(auto retention, resolve_retention(s, setup.model));
@@ -77,7 +77,7 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
     e->cache.retention = std::move(retention);  // "full" stays null: nothing to trim
   }
   e->max_model_len = setup.model.max_position_embeddings;
-  e->host_link_bytes_per_s = setup.device.host_link_gbps * 1e9;
+  e->host_link_bytes_per_s = setup.device.host_link_gbps * static_cast<double>(kGB);
   return Status::ok();
 }
 
