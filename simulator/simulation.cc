@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "simulator/cost/batch_spec.h"
-#include "simulator/cost/make_cost_model.h"
 #include "simulator/run/cluster_run.h"
 #include "simulator/run/engine_run.h"
 
@@ -32,22 +30,13 @@ StatusOr<Summary> run_simulation(const SimulationSetup& setup, const RunOptions&
 
 StatusOr<std::vector<ExplainedBatch>> explain_batches(const SimulationSetup& setup,
                                                       const std::vector<std::string>& specs) {
-  const Scenario& s = setup.scenario;
-  KVSIM_ASSIGN_OR_RETURN(auto model, make_cost_model(s.cost_model, setup.model, setup.device,
-                                                     setup.capacity, s.weight_dtype,
-                                                     setup.cluster ? setup.cluster->replicas.front().num_devices
-                                                                   : s.num_devices));
-  std::vector<ExplainedBatch> out;
-  for (const std::string& spec : specs) {
-    KVSIM_ASSIGN_OR_RETURN(const BatchShape shape, parse_batch_spec(spec));
-    out.push_back({spec, model->explain(shape)});
-  }
-  return out;
+  const uint32_t num_devices =
+      setup.cluster ? setup.cluster->replicas.front().num_devices : setup.scenario.num_devices;
+  return explain_engine_batches(setup, num_devices, specs);
 }
 
 std::vector<std::string> typical_batches(const SimulationSetup& setup) {
-  const uint64_t prompt =
-      std::min<uint64_t>(2048, setup.scenario.scheduler.max_num_batched_tokens);
+  const uint64_t prompt = std::min<uint64_t>(2048, setup.scenario.scheduler.max_num_batched_tokens);
   const uint64_t context = std::min<uint64_t>(2048, setup.model.max_position_embeddings / 2);
   const std::string prefill = "prefill:1x" + std::to_string(prompt);
   const std::string decodes = "decode:32x" + std::to_string(context);

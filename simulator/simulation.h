@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "simulator/run/explain_batches.h"
 #include "simulator/run/run_options.h"
 #include "simulator/setup/cluster_setup.h"
 #include "simulator/setup/engine_setup.h"
@@ -36,10 +37,6 @@ StatusOr<Summary> run_simulation(const SimulationSetup& setup, const RunOptions&
 
 // One batch's iteration as the scenario's cost model explains it (the first replica's in a
 // cluster): the GUI's cost bars; `kvsim cost` prints the same for a model and device.
-struct ExplainedBatch {
-  std::string spec;  // a batch spec (simulator/cost/batch_spec.h)
-  CostBreakdown cost;
-};
 StatusOr<std::vector<ExplainedBatch>> explain_batches(const SimulationSetup& setup,
                                                       const std::vector<std::string>& specs);
 // Batches that show where a scenario's time goes: a prefill of min(2048, token budget) tokens,

@@ -1,8 +1,9 @@
 // CostModelConfig: the scenario's `cost_model:` section — which cost model, and its settings.
 //
-//   kind: operators   (default) simulator/cost/operator_cost_model.h: per-operator times from
+//   kind: operators   simulator/cost/operator_cost_model.h: per-operator times from
 //                     efficiency curves fitted to measured kernel profiles
-//   kind: roofline    simulator/cost/roofline_cost_model.h: max(compute, memory) + fixed costs
+//   kind: roofline    (the default) simulator/cost/roofline_cost_model.h: max(compute,
+//                     memory) + fixed costs
 //   kind: profile     simulator/cost/profile_cost_model.h: Vidur's per-operator profiles
 //                     (a folder) interpolated, composed as Vidur composes them
 //   kind: table       simulator/cost/calibration_table.h: measured iteration times by shape
@@ -46,9 +47,9 @@ struct CostModelConfig {
   double iteration_overhead_s = 1e-3;    // fixed time per iteration, seconds
   double allreduce_latency_s = 10e-6;    // fixed time per all-reduce (tp > 1), seconds
   // operators:
-  std::string fit;                       // built-in fit (a100, h100, h200, ascend); "" = by device
+  std::string fit;  // built-in fit (a100, h100, h200, ascend); "" = by device
   CudaGraphs cuda_graphs = CudaGraphs::kDecode;
-  std::vector<FitOverride> parameters;   // cost_model.parameters, applied after calibration
+  std::vector<FitOverride> parameters;  // cost_model.parameters, applied after calibration
   // operators: a YAML of fitted parameters (kvsim calibrate); table: the CSV of times. A
   // scenario that gives a .csv calibration without a kind means kind: table.
   std::string calibration;
