@@ -18,8 +18,8 @@ void register_calibrate_command(CLI::App& app, CommandFn* chosen) {
   command->callback([measurements, chosen] {
     *chosen = [measurements] {
       if (measurements->measurements.empty()) {
-        return report_error(Status::invalid_argument(
-            "calibrate: give MEASUREMENTS.csv (kvsim calibrate --help)"));
+        return report_error(
+            Status::invalid_argument("calibrate: give MEASUREMENTS.csv (kvsim calibrate --help)"));
       }
       return run_calibrate_measurements(*measurements);
     };

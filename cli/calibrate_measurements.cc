@@ -36,8 +36,8 @@ void print_rows(const std::vector<sim::Measurement>& rows, const sim::Calibratio
                 rows[i].batch.c_str(), rows[i].seconds, r.before_s[i], 100 * before, r.after_s[i],
                 100 * after);
   }
-  std::printf("largest |error| after the fit: %.2f%% (%d Levenberg-Marquardt steps)\n",
-              100 * worst, r.iterations);
+  std::printf("largest |error| after the fit: %.2f%% (%d Levenberg-Marquardt steps)\n", 100 * worst,
+              r.iterations);
 }
 
 }  // namespace
@@ -48,8 +48,10 @@ void add_calibrate_measurements_options(CLI::App* command, CalibrateMeasurements
   command->add_option("--tp", o->tp, "tensor-parallel devices")->check(CLI::Range(1u, 4096u));
   command->add_option("--weight-dtype", o->weight_dtype, "weight dtype");
   command->add_option("--kv-dtype", o->kv_dtype, "KV dtype");
-  command->add_option("--fit", o->fit, "starting fit (a100 h100 h200 ascend; default: the device's)");
-  command->add_option("--cuda-graphs", o->cuda_graphs, "none decode all (as the measured engine ran)");
+  command->add_option("--fit", o->fit,
+                      "starting fit (a100 h100 h200 ascend; default: the device's)");
+  command->add_option("--cuda-graphs", o->cuda_graphs,
+                      "none decode all (as the measured engine ran)");
   command->add_option("--parameters", o->parameters,
                       "comma-separated parameters to fit (default: GEMM and attention "
                       "efficiencies, iteration overhead, all-reduce latency when tp > 1)");
@@ -58,7 +60,8 @@ void add_calibrate_measurements_options(CLI::App* command, CalibrateMeasurements
 
 int run_calibrate_measurements(const CalibrateMeasurementsOptions& o) {
   if (o.device.empty() || o.output.empty()) {
-    return report_error(Status::invalid_argument("calibrate MEASUREMENTS.csv needs --device and -o"));
+    return report_error(
+        Status::invalid_argument("calibrate MEASUREMENTS.csv needs --device and -o"));
   }
   auto model = resolve_model(o.model);
   if (!model.is_ok()) return report_error(model.status());
@@ -100,10 +103,10 @@ int run_calibrate_measurements(const CalibrateMeasurementsOptions& o) {
   header.device = device->name;
   header.tp = o.tp;
   header.rows = rows->size();
-  const std::string yaml = sim::calibration_yaml(
-      header, result->fit, names,
-      {"written by kvsim calibrate " + o.measurements,
-       "use it as cost_model: {kind: operators, calibration: <this file>}"});
+  const std::string yaml =
+      sim::calibration_yaml(header, result->fit, names,
+                            {"written by kvsim calibrate " + o.measurements,
+                             "use it as cost_model: {kind: operators, calibration: <this file>}"});
   const Status written = sim::write_file_atomic(o.output, yaml);
   if (!written.is_ok()) return report_error(written);
   std::printf("wrote %s\n", o.output.c_str());

@@ -18,10 +18,10 @@ struct CalibrateMeasurementsOptions {
   uint32_t tp = 1;
   std::string weight_dtype = "fp16";
   std::string kv_dtype = "fp16";
-  std::string fit;                 // starting fit; "" = the device's
+  std::string fit;  // starting fit; "" = the device's
   std::string cuda_graphs = "decode";
-  std::string parameters;          // comma-separated names; "" = the defaults
-  std::string output;              // -o: the YAML
+  std::string parameters;  // comma-separated names; "" = the defaults
+  std::string output;      // -o: the YAML
 };
 
 // Adds the mode's options (all but the positional CSV) to `command`.

@@ -113,8 +113,7 @@ int run_cost(const CostOptions& o) {
   if (!shape.is_ok()) return report_error(shape.status());
   auto config = cost_config(o);
   if (!config.is_ok()) return report_error(config.status());
-  auto cost_model =
-      sim::make_cost_model(*config, *model, *device, *capacity, *weight_dtype, o.tp);
+  auto cost_model = sim::make_cost_model(*config, *model, *device, *capacity, *weight_dtype, o.tp);
   if (!cost_model.is_ok()) return report_error(cost_model.status());
   const sim::CostBreakdown cost = (*cost_model)->explain(*shape);
   if (o.json) {
@@ -134,9 +133,11 @@ void register_cost_command(CLI::App& app, CommandFn* chosen) {
   add_model_options(command, &options->model);
   command->add_option("--device", options->device, "device preset or YAML file")->required();
   command->add_option("--tp", options->tp, "tensor-parallel devices")->check(CLI::Range(1u, 4096u));
-  command->add_option("--weight-dtype", options->weight_dtype, "weight dtype: fp16 bf16 fp8 int8 int4");
+  command->add_option("--weight-dtype", options->weight_dtype,
+                      "weight dtype: fp16 bf16 fp8 int8 int4");
   command->add_option("--kv-dtype", options->kv_dtype, "KV dtype");
-  command->add_option("--block-size", options->block_size, "tokens per block (default: the device's)")
+  command
+      ->add_option("--block-size", options->block_size, "tokens per block (default: the device's)")
       ->check(CLI::Range(1u, 1u << 20));
   command
       ->add_option("--batch", options->batch,

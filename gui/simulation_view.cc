@@ -14,10 +14,10 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "gui/cost_plots.h"
 #include "gui/form_widgets.h"
 #include "gui/job_runner.h"
 #include "gui/plot_panel.h"
-#include "gui/cost_plots.h"
 #include "gui/sim_plots.h"
 
 namespace kvsim::gui {

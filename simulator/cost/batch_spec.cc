@@ -16,8 +16,9 @@ Status bad(std::string_view group, const std::string& why) {
 Status number(std::string_view group, std::string_view text, uint64_t min, uint64_t max,
               const char* what, uint64_t* out) {
   if (!parse_uint64(text, out).is_ok() || *out < min || *out > max) {
-    return bad(group, std::string(what) + " '" + std::string(text) + "' is not a whole number in [" +
-                          std::to_string(min) + ", " + std::to_string(max) + "]");
+    return bad(group, std::string(what) + " '" + std::string(text) +
+                          "' is not a whole number in [" + std::to_string(min) + ", " +
+                          std::to_string(max) + "]");
   }
   return Status::ok();
 }
@@ -38,8 +39,8 @@ Status add_group(std::string_view group, BatchShape* shape) {
   }
   uint64_t count = 0, tokens = 0, cached = 0;
   KVSIM_RETURN_IF_ERROR(number(group, count_text, 1, kMaxCount, "count", &count));
-  KVSIM_RETURN_IF_ERROR(number(group, tokens_text, kind == "decode" ? 0 : 1, kMaxTokens,
-                               "tokens", &tokens));
+  KVSIM_RETURN_IF_ERROR(
+      number(group, tokens_text, kind == "decode" ? 0 : 1, kMaxTokens, "tokens", &tokens));
   KVSIM_RETURN_IF_ERROR(number(group, cached_text, 0, kMaxTokens, "cached tokens", &cached));
   if (kind == "decode") {
     if (cached_text != "0") return bad(group, "a decode's context is its token count, no '+'");
@@ -59,9 +60,10 @@ StatusOr<BatchShape> parse_batch_spec(std::string_view spec) {
   size_t begin = 0;
   while (begin <= spec.size()) {
     const size_t comma = spec.find(',', begin);
-    const std::string_view group =
-        spec.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin);
-    if (group.empty()) return Status::invalid_argument("batch spec '" + std::string(spec) + "': empty group");
+    const std::string_view group = spec.substr(
+        begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin);
+    if (group.empty())
+      return Status::invalid_argument("batch spec '" + std::string(spec) + "': empty group");
     KVSIM_RETURN_IF_ERROR(add_group(group, &shape));
     if (comma == std::string_view::npos) break;
     begin = comma + 1;

@@ -56,7 +56,8 @@ struct Problem {
   std::vector<double> residuals(const std::vector<double>& values) const {
     const OperatorCostModel model(*inputs, fit_at(values), cuda_graphs);
     std::vector<double> out;
-    for (const Measurement& m : *rows) out.push_back(std::log(modelled_seconds(model, m) / m.seconds));
+    for (const Measurement& m : *rows)
+      out.push_back(std::log(modelled_seconds(model, m) / m.seconds));
     return out;
   }
   void clamp(std::vector<double>* values) const {
@@ -127,8 +128,8 @@ StatusOr<std::vector<BatchShape>> measurement_iterations(const std::string& batc
                                     "': expected request:BxP+O (B requests of P prompt and O "
                                     "output tokens, each >= 1)");
   }
-  KVSIM_ASSIGN_OR_RETURN(BatchShape prefill,
-                         parse_batch_spec("prefill:" + std::to_string(b) + "x" + std::to_string(p)));
+  KVSIM_ASSIGN_OR_RETURN(BatchShape prefill, parse_batch_spec("prefill:" + std::to_string(b) + "x" +
+                                                              std::to_string(p)));
   std::vector<BatchShape> out = {prefill};
   for (uint64_t k = 1; k < o; ++k) {
     BatchShape decode;
@@ -182,13 +183,13 @@ double modelled_seconds(const OperatorCostModel& model, const Measurement& m) {
 }
 
 std::vector<std::string> default_calibration_parameters(uint32_t tp) {
-  std::vector<std::string> names = {
-      "gemm.compute_efficiency_max", "gemm.memory_efficiency",
-      "prefill_attention.causal_efficiency_max", "decode_attention.memory_efficiency",
-      "iteration_overhead_s"};
-  if (tp > 1) names.push_back(tp <= 2 ? "all_reduce_2.latency_s"
-                              : tp <= 4 ? "all_reduce_4.latency_s"
-                                        : "all_reduce_8.latency_s");
+  std::vector<std::string> names = {"gemm.compute_efficiency_max", "gemm.memory_efficiency",
+                                    "prefill_attention.causal_efficiency_max",
+                                    "decode_attention.memory_efficiency", "iteration_overhead_s"};
+  if (tp > 1)
+    names.push_back(tp <= 2   ? "all_reduce_2.latency_s"
+                    : tp <= 4 ? "all_reduce_4.latency_s"
+                              : "all_reduce_8.latency_s");
   return names;
 }
 
@@ -200,8 +201,8 @@ StatusOr<CalibrationResult> calibrate(const std::vector<Measurement>& rows,
   std::vector<double> values;
   for (const std::string& name : parameters) {
     const auto& all = fit_parameters();
-    const auto found = std::find_if(all.begin(), all.end(),
-                                    [&](const FitParameter& f) { return f.name == name; });
+    const auto found =
+        std::find_if(all.begin(), all.end(), [&](const FitParameter& f) { return f.name == name; });
     if (found == all.end()) {
       const Status unknown = set_fit_parameter(&p.start, name, 0);  // says what the names are
       return unknown.is_ok() ? Status::invalid_argument("unknown parameter " + name) : unknown;
@@ -236,7 +237,8 @@ StatusOr<CalibrationResult> calibrate(const std::vector<Measurement>& rows,
     if (!improved) break;
   }
   result.fit = p.fit_at(values);
-  const OperatorCostModel before(inputs, start, cuda_graphs), after(inputs, result.fit, cuda_graphs);
+  const OperatorCostModel before(inputs, start, cuda_graphs),
+      after(inputs, result.fit, cuda_graphs);
   for (const Measurement& m : rows) {
     result.before_s.push_back(modelled_seconds(before, m));
     result.after_s.push_back(modelled_seconds(after, m));

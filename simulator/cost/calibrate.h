@@ -23,7 +23,7 @@
 namespace kvsim::sim {
 
 struct Measurement {
-  std::string batch;                // as written
+  std::string batch;                   // as written
   std::vector<BatchShape> iterations;  // what it runs, in order
   double seconds = 0;
   std::string where;  // "file:line"
@@ -37,10 +37,10 @@ StatusOr<std::vector<Measurement>> read_measurements(const std::string& path);
 double modelled_seconds(const OperatorCostModel& model, const Measurement& m);
 
 struct CalibrationResult {
-  OperatorFit fit;                 // the start with the fitted parameters
-  std::vector<double> before_s;    // each row with the starting fit
-  std::vector<double> after_s;     // with the fitted one
-  int iterations = 0;              // Levenberg-Marquardt steps taken
+  OperatorFit fit;               // the start with the fitted parameters
+  std::vector<double> before_s;  // each row with the starting fit
+  std::vector<double> after_s;   // with the fitted one
+  int iterations = 0;            // Levenberg-Marquardt steps taken
 };
 
 // The parameters fitted by default: those most measurements constrain.

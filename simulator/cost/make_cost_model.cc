@@ -55,9 +55,9 @@ StatusOr<std::unique_ptr<CostModel>> make_cost_model(const CostModelConfig& conf
       break;
   }
   KVSIM_ASSIGN_OR_RETURN(OperatorFit fit, resolve_operator_fit(config, device));
-  return std::unique_ptr<CostModel>(new OperatorCostModel(
-      operator_inputs(model, device, capacity, weight_dtype, num_devices), std::move(fit),
-      config.cuda_graphs));
+  return std::unique_ptr<CostModel>(
+      new OperatorCostModel(operator_inputs(model, device, capacity, weight_dtype, num_devices),
+                            std::move(fit), config.cuda_graphs));
 }
 
 }  // namespace kvsim::sim

@@ -48,8 +48,8 @@ double dense_ffn_width_for_active_params(const ModelSpec& m, const ModelArch& ar
   }
   double attention = full.o_proj.k * full.o_proj.n;
   for (const GemmShape& g : full.attention_in) attention += g.k * g.n;
-  const double embed = static_cast<double>(m.vocab_size) * m.hidden_size *
-                       (arch.tie_word_embeddings ? 1.0 : 2.0);
+  const double embed =
+      static_cast<double>(m.vocab_size) * m.hidden_size * (arch.tie_word_embeddings ? 1.0 : 2.0);
   const double per_layer_ffn =
       (static_cast<double>(m.num_active_params) - embed) / m.num_layers - attention;
   const double width = per_layer_ffn / ((arch.gated_mlp ? 3.0 : 2.0) * m.hidden_size);
@@ -152,8 +152,8 @@ OperatorInputs operator_inputs(const ModelSpec& m, const DeviceSpec& device,
     in.rope_width = (heads + kv_heads) * m.head_dim;
     in.attention_flops_per_pair = 4.0 * heads * m.head_dim;
   }
-  in.kv_bytes_per_token_layer = static_cast<double>(capacity.kv_bytes_per_block) /
-                                capacity.block_size / m.num_layers;
+  in.kv_bytes_per_token_layer =
+      static_cast<double>(capacity.kv_bytes_per_block) / capacity.block_size / m.num_layers;
   const double gate = arch.gated_mlp ? 2.0 : 1.0;
   OperatorInputs full = in;  // tp = 1 shapes, for the active-parameter width
   if (tp > 1) full = operator_inputs(m, device, capacity, weight_dtype, 1);

@@ -8,14 +8,12 @@
 //   qkv_proj           GEMM M x h -> (heads + 2 kv_heads) head_dim / tp   (MLA: its projections)
 //   rope               elementwise, 2 a M (heads + kv_heads) head_dim / tp
 //   kv_cache_write     elementwise, 2 x M x KV bytes per token per layer
-//   attention_prefill  the batch's chunks: floor + sum F_cross / (P e_cross(q)) + F_causal / (P e_causal(q))
-//   attention_decode   the batch's decodes: floor + max(F / (P e_cross_max), KV bytes read / (BW e))
-//   o_proj             GEMM M x heads head_dim / tp -> h
-//   all_reduce         tp > 1: latency + 2 (tp-1)/tp x a M h / bus bandwidth
-//   post_norm          elementwise, 2 a M h
-//   mlp_up             GEMM M x h -> (2 if gated) ffn / tp                 (MoE: router, experts, shared)
-//   mlp_act            elementwise, (3 if gated else 2) a M ffn / tp
-//   mlp_down           GEMM M x ffn / tp -> h
+//   attention_prefill  the batch's chunks: floor + sum F_cross / (P e_cross(q)) + F_causal / (P
+//   e_causal(q)) attention_decode   the batch's decodes: floor + max(F / (P e_cross_max), KV bytes
+//   read / (BW e)) o_proj             GEMM M x heads head_dim / tp -> h all_reduce         tp > 1:
+//   latency + 2 (tp-1)/tp x a M h / bus bandwidth post_norm          elementwise, 2 a M h mlp_up
+//   GEMM M x h -> (2 if gated) ffn / tp                 (MoE: router, experts, shared) mlp_act
+//   elementwise, (3 if gated else 2) a M ffn / tp mlp_down           GEMM M x ffn / tp -> h
 //   all_reduce         tp > 1, as above
 //   residual_add       elementwise, 3 a M h
 // and once per iteration: embedding (elementwise 2 a M h, + an all-reduce when tp > 1: vLLM's
@@ -27,7 +25,8 @@
 // one when the iteration runs as a graph (cuda_graphs: decode — decode-only iterations, as
 // vLLM captures them — or all).
 //
-// GEMM:        t = floor + sqrt(tc^2 + tm^2), tc = 2 M K N / (P ec(M)), ec(M) = ec_max M / (M + M_half),
+// GEMM:        t = floor + sqrt(tc^2 + tm^2), tc = 2 M K N / (P ec(M)), ec(M) = ec_max M / (M +
+// M_half),
 //              tm = (w K N + a M (K + N)) / (BW em)   — a smooth maximum (k = 2): near the ridge
 //              the measured kernels are slower than either bound (tile and wave quantization)
 // elementwise: t = sqrt(floor^2 + (bytes / (BW e))^2)
@@ -78,9 +77,9 @@ struct OperatorInputs {
   double hidden = 0;
   std::vector<GemmShape> attention_in;  // qkv_proj, or MLA's q_a/q_b/kv_a/kv_b
   GemmShape o_proj;
-  double rope_width = 0;                 // q + k elements rotated per token
-  double kv_bytes_per_token_layer = 0;   // KV cache bytes per token per layer (dtype, padding)
-  double attention_flops_per_pair = 0;   // per layer, per (query, key) pair
+  double rope_width = 0;                // q + k elements rotated per token
+  double kv_bytes_per_token_layer = 0;  // KV cache bytes per token per layer (dtype, padding)
+  double attention_flops_per_pair = 0;  // per layer, per (query, key) pair
   // The FFN of dense layers and, for MoE, of expert layers (num_moe_layers of them).
   GemmShape mlp_up, mlp_down;  // dense (per token)
   double mlp_act_width = 0;    // elements the activation reads and writes per token
@@ -118,16 +117,16 @@ class OperatorCostModel final : public CostModel {
   struct Terms {
     std::string_view name;
     Form form = Form::kFixed;
-    double count = 0;      // instances
-    double time_s = 0;     // one instance, launch included
-    double flops = 0;      // one instance
-    double bytes = 0;      // one instance
-    double compute_s = 0;  // the compute bound (tc)
-    double memory_s = 0;   // the memory or transfer bound (tm)
-    double floor_s = 0;    // the fixed kernel or collective latency
-    double launch_s = 0;   // launch overhead
-    double m = 0;          // GEMM: tokens (per expert for MoE); attention: chunks or decodes
-    double efficiency = 0; // GEMM ec(M), attention's achieved fraction, elementwise e
+    double count = 0;       // instances
+    double time_s = 0;      // one instance, launch included
+    double flops = 0;       // one instance
+    double bytes = 0;       // one instance
+    double compute_s = 0;   // the compute bound (tc)
+    double memory_s = 0;    // the memory or transfer bound (tm)
+    double floor_s = 0;     // the fixed kernel or collective latency
+    double launch_s = 0;    // launch overhead
+    double m = 0;           // GEMM: tokens (per expert for MoE); attention: chunks or decodes
+    double efficiency = 0;  // GEMM ec(M), attention's achieved fraction, elementwise e
   };
   // Every operator of the iteration, in order (their count x time_s sum to iteration_s).
   std::vector<Terms> terms(const BatchShape& batch) const;

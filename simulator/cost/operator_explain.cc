@@ -29,8 +29,8 @@ std::string bound_of(const Terms& t) {
     default:
       break;
   }
-  const double work = t.form == Form::kPrefillAttention ? t.compute_s
-                                                        : std::max(t.compute_s, t.memory_s);
+  const double work =
+      t.form == Form::kPrefillAttention ? t.compute_s : std::max(t.compute_s, t.memory_s);
   if (work < t.floor_s + t.launch_s) return "latency";
   return t.compute_s > t.memory_s ? "compute" : "memory";
 }
@@ -43,8 +43,8 @@ std::string formula(const Terms& t, const OperatorInputs& in) {
     case Form::kGemm:
       return num("M=%.0f", t.m) + ": floor " + us(t.floor_s) + " + sqrt(tc^2 + tm^2)" + launch +
              "; tc = " + gflop(t.flops) + " / (" + peak + " x ec " + num("%.3f", t.efficiency) +
-             ") = " + us(t.compute_s) + ", tm = " + mb(t.bytes) + " / (" + bw + " x em) = " +
-             us(t.memory_s);
+             ") = " + us(t.compute_s) + ", tm = " + mb(t.bytes) + " / (" + bw +
+             " x em) = " + us(t.memory_s);
     case Form::kElementwise:
       return "sqrt(floor " + us(t.floor_s) + "^2 + (" + mb(t.bytes) + " / (" + bw + " x " +
              num("%.3f", t.efficiency) + ") = " + us(t.memory_s) + ")^2)" + launch;

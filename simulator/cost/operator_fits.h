@@ -33,10 +33,10 @@ namespace kvsim::sim {
 //   tc = 2 M K N / (peak x ec(M)),  ec(M) = compute_efficiency_max x M / (M + compute_half_tokens)
 //   tm = bytes / (bandwidth x memory_efficiency),  bytes = weights + activations in and out
 struct GemmFit {
-  double floor_s = 0;                  // fixed kernel time, s
-  double compute_efficiency_max = 0;   // plateau of achieved / peak FLOP/s
-  double compute_half_tokens = 0;      // M at which half the plateau is reached
-  double memory_efficiency = 0;        // achieved / peak bandwidth while weight-bound
+  double floor_s = 0;                 // fixed kernel time, s
+  double compute_efficiency_max = 0;  // plateau of achieved / peak FLOP/s
+  double compute_half_tokens = 0;     // M at which half the plateau is reached
+  double memory_efficiency = 0;       // achieved / peak bandwidth while weight-bound
 };
 
 // A memory-bound kernel: t = sqrt(floor_s^2 + (bytes / (bandwidth x memory_efficiency))^2).
@@ -54,9 +54,9 @@ struct DecodeAttentionFit {
 };
 
 // Prefill attention of chunks of q new tokens after c cached ones (one kernel for the batch):
-//   t = floor_s + sum over chunks of F_cross / (peak x e_cross(q)) + F_causal / (peak x e_causal(q))
-//   F_cross = flops per pair x q x c (new x cached), F_causal = flops per pair x q (q + 1) / 2
-//   e(q) = e_max x q / (q + half_tokens)
+//   t = floor_s + sum over chunks of F_cross / (peak x e_cross(q)) + F_causal / (peak x
+//   e_causal(q)) F_cross = flops per pair x q x c (new x cached), F_causal = flops per pair x q (q
+//   + 1) / 2 e(q) = e_max x q / (q + half_tokens)
 struct PrefillAttentionFit {
   double floor_s = 0;
   double cross_efficiency_max = 0;
@@ -86,9 +86,9 @@ struct OperatorFit {
   DecodeAttentionFit decode_attention;
   PrefillAttentionFit prefill_attention;
   std::array<CollectiveFit, 3> all_reduce;  // for 2, 4 and 8 devices (kCollectiveGroupSizes)
-  double launch_overhead_s = 0;        // per kernel, eager launches
-  double graph_launch_overhead_s = 0;  // per kernel inside a CUDA graph
-  double iteration_overhead_s = 0;     // per iteration: scheduling, inputs, outputs (CPU)
+  double launch_overhead_s = 0;             // per kernel, eager launches
+  double graph_launch_overhead_s = 0;       // per kernel inside a CUDA graph
+  double iteration_overhead_s = 0;          // per iteration: scheduling, inputs, outputs (CPU)
 };
 
 // The built-in fits, by name.

@@ -9,9 +9,15 @@ namespace {
 
 constexpr double kProfileActivationBytes = 2;  // the profiles are fp16
 
-const char* const kLayerOps[] = {"input_layernorm", "attn_pre_proj",   "attn_rope",
-                                 "attn_post_proj",  "post_attention_layernorm",
-                                 "mlp_up_proj",     "mlp_act",         "mlp_down_proj", "add"};
+const char* const kLayerOps[] = {"input_layernorm",
+                                 "attn_pre_proj",
+                                 "attn_rope",
+                                 "attn_post_proj",
+                                 "post_attention_layernorm",
+                                 "mlp_up_proj",
+                                 "mlp_act",
+                                 "mlp_down_proj",
+                                 "add"};
 
 std::string device_folder(const DeviceSpec& device) {
   return device.name.substr(0, device.name.find('-'));
@@ -35,7 +41,8 @@ StatusOr<std::unique_ptr<ProfileCostModel>> ProfileCostModel::load(const CostMod
   const ProfileGeometry geometry{model.hidden_size, model.num_attention_heads, model.num_kv_heads,
                                  model.intermediate_size};
   const std::string folder = device_folder(device);
-  KVSIM_ASSIGN_OR_RETURN(const std::string mlp, find_mlp_profile(config.profiles, folder, geometry));
+  KVSIM_ASSIGN_OR_RETURN(const std::string mlp,
+                         find_mlp_profile(config.profiles, folder, geometry));
   KVSIM_ASSIGN_OR_RETURN(m->mlp_, read_mlp_profile(mlp, tp));
   KVSIM_ASSIGN_OR_RETURN(AttentionProfile attention, read_attention_profile(mlp, geometry, tp));
   m->decode_ = std::move(attention.decode);

@@ -14,8 +14,10 @@ namespace fs = std::filesystem;
 constexpr double kMs = 1e-3;
 
 const std::vector<std::string> kMlpOps = {
-    "emb",     "input_layernorm", "attn_pre_proj", "attn_rope",     "attn_post_proj",
-    "post_attention_layernorm",  "mlp_up_proj",   "mlp_act",       "mlp_down_proj", "add"};
+    "emb",         "input_layernorm", "attn_pre_proj",
+    "attn_rope",   "attn_post_proj",  "post_attention_layernorm",
+    "mlp_up_proj", "mlp_act",         "mlp_down_proj",
+    "add"};
 
 std::string median(const std::string& op) { return "time_stats." + op + ".median"; }
 
@@ -40,7 +42,8 @@ std::vector<std::string> sorted_files(const fs::path& dir, const std::string& pr
 // The geometry in an mlp.csv's first row.
 StatusOr<ProfileGeometry> geometry_of(const std::string& path) {
   KVSIM_ASSIGN_OR_RETURN(
-      auto rows, read_profile_rows(path, {}, {"n_embd", "n_head", "n_kv_head", "n_expanded_embd"}, 1));
+      auto rows,
+      read_profile_rows(path, {}, {"n_embd", "n_head", "n_kv_head", "n_expanded_embd"}, 1));
   if (rows.empty()) return Status::parse_error(path + ": no rows");
   ProfileGeometry g;
   g.hidden = static_cast<uint64_t>(rows[0][0]);
@@ -148,8 +151,8 @@ StatusOr<std::string> find_mlp_profile(const std::string& dir, const std::string
     }
     seen += "\n  " + path + ": " + g.describe();
   }
-  return Status::not_found("no mlp.csv under " + compute.string() + " has " +
-                           geometry.describe() + "; found:" + (seen.empty() ? " none" : seen));
+  return Status::not_found("no mlp.csv under " + compute.string() + " has " + geometry.describe() +
+                           "; found:" + (seen.empty() ? " none" : seen));
 }
 
 StatusOr<std::map<std::string, ProfileGrid>> read_mlp_profile(const std::string& path,
@@ -165,15 +168,16 @@ StatusOr<std::map<std::string, ProfileGrid>> read_mlp_profile(const std::string&
     }
   }
   if (ops.empty()) {
-    return Status::parse_error(path + ":1: expected columns time_stats.<op>.median for the "
+    return Status::parse_error(path +
+                               ":1: expected columns time_stats.<op>.median for the "
                                "ops emb, input_layernorm, attn_pre_proj, ... (a Vidur mlp.csv)");
   }
   KVSIM_ASSIGN_OR_RETURN(
       auto rows,
       read_profile_rows(path, {{"num_tensor_parallel_workers", std::to_string(tp)}}, present));
   if (rows.empty()) {
-    return Status::not_found(path + ": no rows with num_tensor_parallel_workers = " +
-                             std::to_string(tp));
+    return Status::not_found(path +
+                             ": no rows with num_tensor_parallel_workers = " + std::to_string(tp));
   }
   std::map<std::string, ProfileGrid> grids;
   for (const auto& row : rows) {
@@ -193,24 +197,30 @@ StatusOr<AttentionProfile> read_attention_profile(const std::string& mlp_path,
     ProfileFilter decode = filter, prefill = filter;
     decode.emplace_back("is_prefill", "False");
     prefill.emplace_back("is_prefill", "True");
-    KVSIM_ASSIGN_OR_RETURN(auto d, read_profile_rows(path, decode, {"batch_size", "kv_cache_size", median("attn_decode")}));
-    KVSIM_ASSIGN_OR_RETURN(auto p, read_profile_rows(path, prefill, {"prefill_chunk_size", "kv_cache_size", median("attn_prefill")}));
+    KVSIM_ASSIGN_OR_RETURN(
+        auto d,
+        read_profile_rows(path, decode, {"batch_size", "kv_cache_size", median("attn_decode")}));
+    KVSIM_ASSIGN_OR_RETURN(
+        auto p, read_profile_rows(path, prefill,
+                                  {"prefill_chunk_size", "kv_cache_size", median("attn_prefill")}));
     if (d.empty() || p.empty()) continue;
     AttentionProfile out;
     for (const auto& r : d) out.decode.add(r[0], r[1], r[2] * kMs);
     for (const auto& r : p) out.prefill.add(r[0], r[1], r[2] * kMs);
     return out;
   }
-  return Status::not_found(folder.string() + ": no attention*.csv with decode and prefill rows for " +
-                           geometry.describe() + " at num_tensor_parallel_workers = " +
-                           std::to_string(tp) + " (Vidur's attention.csv for this model and TP)");
+  return Status::not_found(
+      folder.string() + ": no attention*.csv with decode and prefill rows for " +
+      geometry.describe() + " at num_tensor_parallel_workers = " + std::to_string(tp) +
+      " (Vidur's attention.csv for this model and TP)");
 }
 
 StatusOr<ProfileGrid> read_all_reduce_profile(const std::string& path, uint32_t tp) {
   const std::string n = std::to_string(tp);
   KVSIM_ASSIGN_OR_RETURN(
-      auto rows, read_profile_rows(path, {{"rank", "0"}, {"num_workers", n}, {"devices_per_node", n}},
-                                   {"size", median("all_reduce")}));
+      auto rows,
+      read_profile_rows(path, {{"rank", "0"}, {"num_workers", n}, {"devices_per_node", n}},
+                        {"size", median("all_reduce")}));
   if (rows.empty()) {
     return Status::not_found(path + ": no rows with num_workers = devices_per_node = " + n +
                              " (rank 0)");

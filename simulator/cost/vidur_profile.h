@@ -32,10 +32,9 @@ using ProfileFilter = std::vector<std::pair<std::string, std::string>>;
 // The rows of `path` matching `filter`: the numbers of `columns` (each row one vector, in the
 // order given), at most `max_rows` of them (0 = all). A missing column is an error at path:1,
 // a bad number at its line.
-StatusOr<std::vector<std::vector<double>>> read_profile_rows(const std::string& path,
-                                                             const ProfileFilter& filter,
-                                                             const std::vector<std::string>& columns,
-                                                             size_t max_rows = 0);
+StatusOr<std::vector<std::vector<double>>> read_profile_rows(
+    const std::string& path, const ProfileFilter& filter, const std::vector<std::string>& columns,
+    size_t max_rows = 0);
 // The column names of `path`.
 StatusOr<std::vector<std::string>> read_profile_header(const std::string& path);
 
@@ -51,8 +50,7 @@ StatusOr<std::string> find_mlp_profile(const std::string& dir, const std::string
                                        const ProfileGeometry& geometry);
 
 // Per-operator grids of one mlp.csv at one TP size (x = num_tokens).
-StatusOr<std::map<std::string, ProfileGrid>> read_mlp_profile(const std::string& path,
-                                                              uint32_t tp);
+StatusOr<std::map<std::string, ProfileGrid>> read_mlp_profile(const std::string& path, uint32_t tp);
 
 struct AttentionProfile {
   ProfileGrid decode;   // (batch_size, kv_cache_size)

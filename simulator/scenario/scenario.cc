@@ -69,10 +69,11 @@ Status read_scheduler(const ConfigNode& node, SchedulerSection* scheduler) {
   const bool chunked = scheduler->policy == SchedulerPolicy::kSarathi;
   if (const ConfigNode* given = node.find("chunked_prefill");
       given != nullptr && scheduler->chunked_prefill != chunked) {
-    return error_at(given->mark(), std::string("scheduler: policy ") +
-                                       std::string(scheduler_policy_name(scheduler->policy)) +
-                                       (chunked ? " always chunks prompts" : " never chunks prompts") +
-                                       " (chunked_prefill must be " + (chunked ? "true)" : "false)"));
+    return error_at(given->mark(),
+                    std::string("scheduler: policy ") +
+                        std::string(scheduler_policy_name(scheduler->policy)) +
+                        (chunked ? " always chunks prompts" : " never chunks prompts") +
+                        " (chunked_prefill must be " + (chunked ? "true)" : "false)"));
   }
   scheduler->chunked_prefill = chunked;
   return Status::ok();

@@ -59,9 +59,9 @@ struct CacheSection {
 
 struct SchedulerSection {
   SchedulerPolicy policy = SchedulerPolicy::kVllm;  // vllm, vllm-v0 or sarathi
-  uint32_t max_num_seqs = 256;             // requests in one batch (vLLM default 256)
-  uint32_t max_num_batched_tokens = 8192;  // tokens computed per iteration
-  bool chunked_prefill = true;             // split long prompts over iterations (vllm-v0: false)
+  uint32_t max_num_seqs = 256;                      // requests in one batch (vLLM default 256)
+  uint32_t max_num_batched_tokens = 8192;           // tokens computed per iteration
+  bool chunked_prefill = true;  // split long prompts over iterations (vllm-v0: false)
   PreemptionMode preemption = PreemptionMode::kRecompute;
   bool reserve_full_prompt = false;  // vllm: admit only when the whole prompt fits (vLLM v1)
 };

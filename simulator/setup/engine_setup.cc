@@ -64,7 +64,8 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
   limits.reserve_full_prompt = s.scheduler.reserve_full_prompt;
   // vLLM v0's and Vidur's admissions leave 1% of the pool free (watermark 0.01); v1 has none.
   if (s.scheduler.policy != SchedulerPolicy::kVllm) {
-    limits.watermark_blocks = static_cast<uint32_t>(static_cast<double>(num_blocks) * kWatermarkFraction);
+    limits.watermark_blocks =
+        static_cast<uint32_t>(static_cast<double>(num_blocks) * kWatermarkFraction);
   }
   limits.max_num_seqs = s.scheduler.max_num_seqs;
   limits.max_num_batched_tokens = s.scheduler.max_num_batched_tokens;

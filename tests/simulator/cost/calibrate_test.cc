@@ -25,7 +25,8 @@ Fixture llama_on_a100(uint32_t tp) {
   CapacityQuery query;
   query.tp = tp;
   const CapacityResult capacity = *compute_capacity(model, &device, query);
-  return {operator_inputs(model, device, capacity, DType::kFp16, tp), operator_fit_for_device(device)};
+  return {operator_inputs(model, device, capacity, DType::kFp16, tp),
+          operator_fit_for_device(device)};
 }
 
 // Iterations and whole requests of many shapes, timed by the model with `truth`.
@@ -57,7 +58,8 @@ TEST(Calibrate, RecoversKnownParametersWithinOnePercent) {
   truth.all_reduce[0].latency_s = 25e-6;
   const std::vector<std::string> names = default_calibration_parameters(2);
   ASSERT_EQ(names.size(), 6u);
-  const auto result = calibrate(generated(s.inputs, truth), s.inputs, s.start, CudaGraphs::kDecode, names);
+  const auto result =
+      calibrate(generated(s.inputs, truth), s.inputs, s.start, CudaGraphs::kDecode, names);
   ASSERT_TRUE(result.is_ok()) << result.status().message();
   for (const std::string& name : names) {
     const double want = get_fit_parameter(truth, name);
@@ -79,7 +81,8 @@ TEST(Calibrate, WritesAYamlTheScenarioReads) {
   header.tp = 1;
   header.rows = 3;
   const std::string path = ::testing::TempDir() + "/calibration.yaml";
-  std::ofstream(path) << calibration_yaml(header, fitted, {"gemm.memory_efficiency", "iteration_overhead_s"}, {"test"});
+  std::ofstream(path) << calibration_yaml(
+      header, fitted, {"gemm.memory_efficiency", "iteration_overhead_s"}, {"test"});
   CostModelConfig config;
   config.calibration = path;
   const auto fit = resolve_operator_fit(config, *load_device("h100-sxm"));  // base wins
@@ -90,7 +93,8 @@ TEST(Calibrate, WritesAYamlTheScenarioReads) {
   std::ofstream(path) << "base: a100\nparameters:\n  gemm.memory_eficiency: 0.5\n";
   const auto bad = resolve_operator_fit(config, *load_device("a100-80g"));
   ASSERT_FALSE(bad.is_ok());
-  EXPECT_NE(bad.status().message().find("calibration.yaml:3"), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("calibration.yaml:3"), std::string::npos)
+      << bad.status().message();
 }
 
 TEST(Calibrate, MeasurementFilesNameTheirLines) {

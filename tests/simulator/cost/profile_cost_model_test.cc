@@ -57,7 +57,8 @@ TEST(VidurProfile, BadFilesNameFileLineAndWhatWasExpected) {
   const auto path = (dir / "compute/a100/org/tiny/mlp.csv").string();
   const auto rows = read_mlp_profile(path, 1);
   ASSERT_FALSE(rows.is_ok());
-  EXPECT_NE(rows.status().message().find("mlp.csv:3"), std::string::npos) << rows.status().message();
+  EXPECT_NE(rows.status().message().find("mlp.csv:3"), std::string::npos)
+      << rows.status().message();
   EXPECT_NE(rows.status().message().find("time_stats.attn_pre_proj.median"), std::string::npos);
   const auto missing = read_profile_rows(path, {}, {"time_stats.mlp_up_proj.median"});
   ASSERT_FALSE(missing.is_ok());
@@ -80,7 +81,8 @@ std::unique_ptr<ProfileCostModel> shared_profile_model(uint32_t tp) {
   CostModelConfig config;
   config.kind = CostModelKind::kProfile;
   config.profiles = (testing::data_dir() / "calibration/vidur").string();
-  auto model = ProfileCostModel::load(config, *load_model("llama2-70b"), *load_device("a100-80g"), tp);
+  auto model =
+      ProfileCostModel::load(config, *load_model("llama2-70b"), *load_device("a100-80g"), tp);
   EXPECT_TRUE(model.is_ok()) << model.status().message();
   return model.is_ok() ? std::move(*model) : nullptr;
 }
@@ -97,9 +99,11 @@ TEST(ProfileCostModel, ReproducesTheSharedProfileAtItsGridPoints) {
   const auto model = shared_profile_model(2);
   ASSERT_NE(model, nullptr);
   const std::string mlp =
-      (testing::data_dir() / "calibration/vidur/compute/a100/meta-llama/Llama-2-70b-hf/mlp.csv").string();
-  const auto rows = read_profile_rows(mlp, {{"num_tensor_parallel_workers", "2"}, {"num_tokens", "512"}},
-                                      {"time_stats.mlp_up_proj.median", "time_stats.add.median"});
+      (testing::data_dir() / "calibration/vidur/compute/a100/meta-llama/Llama-2-70b-hf/mlp.csv")
+          .string();
+  const auto rows =
+      read_profile_rows(mlp, {{"num_tensor_parallel_workers", "2"}, {"num_tokens", "512"}},
+                        {"time_stats.mlp_up_proj.median", "time_stats.add.median"});
   ASSERT_TRUE(rows.is_ok() && rows->size() == 1);
   const auto attention = read_profile_rows(
       (testing::data_dir() / kLlama70bTp2).string(),
@@ -114,8 +118,8 @@ TEST(ProfileCostModel, ReproducesTheSharedProfileAtItsGridPoints) {
   const double at512 = op_time(cost, "mlp_up_proj");
   const double at520 = op_time(model->explain(*parse_batch_spec("prefill:1x520")), "mlp_up_proj");
   for (int m = 513; m < 520; ++m) {
-    const double t = op_time(model->explain(*parse_batch_spec("prefill:1x" + std::to_string(m))),
-                             "mlp_up_proj");
+    const double t =
+        op_time(model->explain(*parse_batch_spec("prefill:1x" + std::to_string(m))), "mlp_up_proj");
     EXPECT_GE(t, std::min(at512, at520));
     EXPECT_LE(t, std::max(at512, at520));
   }
@@ -129,13 +133,16 @@ TEST(ProfileCostModel, SaysWhichFileOrRowIsMissing) {
   config.kind = CostModelKind::kProfile;
   config.profiles = (testing::data_dir() / "calibration/vidur").string();
   // No attention profile at TP4; no profile of llama3-8b's geometry on H100.
-  const auto tp4 = ProfileCostModel::load(config, *load_model("llama2-70b"), *load_device("a100-80g"), 4);
+  const auto tp4 =
+      ProfileCostModel::load(config, *load_model("llama2-70b"), *load_device("a100-80g"), 4);
   ASSERT_FALSE(tp4.is_ok());
   EXPECT_NE(tp4.status().message().find("num_tensor_parallel_workers = 4"), std::string::npos)
       << tp4.status().message();
-  const auto h100 = ProfileCostModel::load(config, *load_model("llama3-8b"), *load_device("h100-sxm"), 1);
+  const auto h100 =
+      ProfileCostModel::load(config, *load_model("llama3-8b"), *load_device("h100-sxm"), 1);
   ASSERT_FALSE(h100.is_ok());
-  EXPECT_NE(h100.status().message().find("no mlp.csv under"), std::string::npos) << h100.status().message();
+  EXPECT_NE(h100.status().message().find("no mlp.csv under"), std::string::npos)
+      << h100.status().message();
 }
 
 }  // namespace

@@ -32,9 +32,16 @@ Case reserve_case(bool reserve_full_prompt) {
 TEST(SchedulerPolicy, VllmAdmitsAChunkWhenOnlyTheChunkMustFit) {
   expect_table(reserve_case(false),
                {
-                   {.batch = {{0, 8}}, .admitted = {0}, .first_tokens = {0}, .running = {0},
-                    .waiting = {1}, .free = {3, 3}},
-                   {.batch = {{0, 1}, {1, 7}}, .admitted = {1}, .finished = {0}, .running = {1},
+                   {.batch = {{0, 8}},
+                    .admitted = {0},
+                    .first_tokens = {0},
+                    .running = {0},
+                    .waiting = {1},
+                    .free = {3, 3}},
+                   {.batch = {{0, 1}, {1, 7}},
+                    .admitted = {1},
+                    .finished = {0},
+                    .running = {1},
                     .free = {0, 3}},
                    {.batch = {{1, 5}}, .first_tokens = {1}, .finished = {1}, .free = {2, 5}},
                });
@@ -49,8 +56,12 @@ TEST(SchedulerPolicy, VllmAdmitsAChunkWhenOnlyTheChunkMustFit) {
 TEST(SchedulerPolicy, VllmReservesTheWholePromptAtAdmission) {
   expect_table(reserve_case(true),
                {
-                   {.batch = {{0, 8}}, .admitted = {0}, .first_tokens = {0}, .running = {0},
-                    .waiting = {1}, .free = {3, 3}},
+                   {.batch = {{0, 8}},
+                    .admitted = {0},
+                    .first_tokens = {0},
+                    .running = {0},
+                    .waiting = {1},
+                    .free = {3, 3}},
                    {.batch = {{0, 1}}, .finished = {0}, .waiting = {1}, .free = {2, 5}},
                    {.batch = {{1, 8}}, .admitted = {1}, .running = {1}, .free = {3, 3}},
                    {.batch = {{1, 4}}, .first_tokens = {1}, .finished = {1}, .free = {2, 5}},
@@ -78,10 +89,17 @@ Case v0_case(SchedulerPolicy policy, uint32_t watermark_blocks) {
 TEST(SchedulerPolicy, VllmV0RunsPromptOnlyIterationsWhileRequestsWait) {
   expect_table(v0_case(SchedulerPolicy::kVllmV0, 0),
                {
-                   {.batch = {{0, 4}, {1, 4}}, .admitted = {0, 1}, .first_tokens = {0, 1},
-                    .running = {0, 1}, .free = {14, 14}},
-                   {.batch = {{2, 4}}, .admitted = {2}, .first_tokens = {2}, .finished = {2},
-                    .running = {0, 1}, .free = {13, 14}},
+                   {.batch = {{0, 4}, {1, 4}},
+                    .admitted = {0, 1},
+                    .first_tokens = {0, 1},
+                    .running = {0, 1},
+                    .free = {14, 14}},
+                   {.batch = {{2, 4}},
+                    .admitted = {2},
+                    .first_tokens = {2},
+                    .finished = {2},
+                    .running = {0, 1},
+                    .free = {13, 14}},
                    {.batch = {{0, 1}, {1, 1}}, .finished = {1}, .running = {0}, .free = {12, 14}},
                    {.batch = {{0, 1}}, .finished = {0}, .free = {14, 16}},
                });
@@ -91,10 +109,17 @@ TEST(SchedulerPolicy, VllmV0RunsPromptOnlyIterationsWhileRequestsWait) {
 TEST(SchedulerPolicy, VllmMixesTheSamePromptWithDecodes) {
   expect_table(v0_case(SchedulerPolicy::kVllm, 0),
                {
-                   {.batch = {{0, 4}, {1, 4}}, .admitted = {0, 1}, .first_tokens = {0, 1},
-                    .running = {0, 1}, .free = {14, 14}},
-                   {.batch = {{0, 1}, {1, 1}, {2, 4}}, .admitted = {2}, .first_tokens = {2},
-                    .finished = {1, 2}, .running = {0}, .free = {11, 14}},
+                   {.batch = {{0, 4}, {1, 4}},
+                    .admitted = {0, 1},
+                    .first_tokens = {0, 1},
+                    .running = {0, 1},
+                    .free = {14, 14}},
+                   {.batch = {{0, 1}, {1, 1}, {2, 4}},
+                    .admitted = {2},
+                    .first_tokens = {2},
+                    .finished = {1, 2},
+                    .running = {0},
+                    .free = {11, 14}},
                    {.batch = {{0, 1}}, .finished = {0}, .free = {14, 16}},
                });
 }
@@ -107,12 +132,21 @@ TEST(SchedulerPolicy, VllmMixesTheSamePromptWithDecodes) {
 TEST(SchedulerPolicy, VllmV0AdmissionsLeaveTheWatermarkFree) {
   expect_table(v0_case(SchedulerPolicy::kVllmV0, 14),
                {
-                   {.batch = {{0, 4}, {1, 4}}, .admitted = {0, 1}, .first_tokens = {0, 1},
-                    .running = {0, 1}, .free = {14, 14}},
-                   {.batch = {{0, 1}, {1, 1}}, .finished = {1}, .running = {0}, .waiting = {2},
+                   {.batch = {{0, 4}, {1, 4}},
+                    .admitted = {0, 1},
+                    .first_tokens = {0, 1},
+                    .running = {0, 1},
+                    .free = {14, 14}},
+                   {.batch = {{0, 1}, {1, 1}},
+                    .finished = {1},
+                    .running = {0},
+                    .waiting = {2},
                     .free = {12, 14}},
                    {.batch = {{0, 1}}, .finished = {0}, .waiting = {2}, .free = {14, 16}},
-                   {.batch = {{2, 4}}, .admitted = {2}, .first_tokens = {2}, .finished = {2},
+                   {.batch = {{2, 4}},
+                    .admitted = {2},
+                    .first_tokens = {2},
+                    .finished = {2},
                     .free = {15, 16}},
                });
 }
@@ -137,8 +171,11 @@ Case chunk_room_case(SchedulerPolicy policy) {
 TEST(SchedulerPolicy, SarathiChunksWaitForRoomInsteadOfPreempting) {
   expect_table(chunk_room_case(SchedulerPolicy::kSarathi),
                {
-                   {.batch = {{0, 4}, {1, 4}}, .admitted = {0, 1}, .first_tokens = {0},
-                    .running = {0, 1}, .free = {1, 1}},
+                   {.batch = {{0, 4}, {1, 4}},
+                    .admitted = {0, 1},
+                    .first_tokens = {0},
+                    .running = {0, 1},
+                    .free = {1, 1}},
                    {.batch = {{0, 1}}, .finished = {0}, .running = {1}, .free = {0, 2}},
                    {.batch = {{1, 4}}, .first_tokens = {1}, .finished = {1}, .free = {1, 3}},
                });
@@ -149,15 +186,21 @@ TEST(SchedulerPolicy, SarathiChunksWaitForRoomInsteadOfPreempting) {
 //         released); r0 finishes.                                                free 1, 3
 //   it 2  r1 is admitted again: all 8 tokens (2 blocks), 4 of them recomputed.   free 1, 3
 TEST(SchedulerPolicy, VllmPreemptsForTheSameChunk) {
-  expect_table(chunk_room_case(SchedulerPolicy::kVllm),
-               {
-                   {.batch = {{0, 4}, {1, 4}}, .admitted = {0, 1}, .first_tokens = {0},
-                    .running = {0, 1}, .free = {1, 1}},
-                   {.batch = {{0, 1}}, .preempted = {1}, .finished = {0}, .waiting = {1},
-                    .free = {1, 3}},
-                   {.batch = {{1, 8}}, .recomputed = 4, .first_tokens = {1}, .finished = {1},
-                    .free = {1, 3}},
-               });
+  expect_table(
+      chunk_room_case(SchedulerPolicy::kVllm),
+      {
+          {.batch = {{0, 4}, {1, 4}},
+           .admitted = {0, 1},
+           .first_tokens = {0},
+           .running = {0, 1},
+           .free = {1, 1}},
+          {.batch = {{0, 1}}, .preempted = {1}, .finished = {0}, .waiting = {1}, .free = {1, 3}},
+          {.batch = {{1, 8}},
+           .recomputed = 4,
+           .first_tokens = {1},
+           .finished = {1},
+           .free = {1, 3}},
+      });
 }
 
 // sarathi's chunk budget is what the decodes leave: r0 = 2 + 3 and r1 = 2 + 3 decode while
@@ -172,16 +215,22 @@ TEST(SchedulerPolicy, SarathiDecodesFirstThenChunksFromWhatIsLeft) {
   c.limits.policy = SchedulerPolicy::kSarathi;
   c.num_blocks = 16;
   c.arrivals = {{0, 2, 3, {}}, {0, 2, 3, {}}, {1, 12, 1, {}}};
-  expect_table(c, {
-                      {.batch = {{0, 2}, {1, 2}}, .admitted = {0, 1}, .first_tokens = {0, 1},
-                       .running = {0, 1}, .free = {14, 14}},
-                      {.batch = {{0, 1}, {1, 1}, {2, 2}}, .admitted = {2}, .running = {0, 1, 2},
-                       .free = {13, 13}},
-                      {.batch = {{0, 1}, {1, 1}, {2, 2}}, .finished = {0, 1}, .running = {2},
-                       .free = {13, 15}},
-                      {.batch = {{2, 4}}, .running = {2}, .free = {14, 14}},
-                      {.batch = {{2, 4}}, .first_tokens = {2}, .finished = {2}, .free = {13, 16}},
-                  });
+  expect_table(
+      c,
+      {
+          {.batch = {{0, 2}, {1, 2}},
+           .admitted = {0, 1},
+           .first_tokens = {0, 1},
+           .running = {0, 1},
+           .free = {14, 14}},
+          {.batch = {{0, 1}, {1, 1}, {2, 2}},
+           .admitted = {2},
+           .running = {0, 1, 2},
+           .free = {13, 13}},
+          {.batch = {{0, 1}, {1, 1}, {2, 2}}, .finished = {0, 1}, .running = {2}, .free = {13, 15}},
+          {.batch = {{2, 4}}, .running = {2}, .free = {14, 14}},
+          {.batch = {{2, 4}}, .first_tokens = {2}, .finished = {2}, .free = {13, 16}},
+      });
 }
 
 }  // namespace
