@@ -29,8 +29,9 @@ std::unique_ptr<kvsim::sim::CostModel> make(kvsim::sim::CostModelKind kind, uint
   const auto capacity = kvsim::compute_capacity(*model, &*device, query);
   kvsim::sim::CostModelConfig config;
   config.kind = kind;
-  return std::move(
-      *kvsim::sim::make_cost_model(config, *model, *device, *capacity, kvsim::DType::kFp16, tp));
+  auto made =
+      kvsim::sim::make_cost_model(config, *model, *device, *capacity, kvsim::DType::kFp16, tp);
+  return std::move(*made);
 }
 
 void run(benchmark::State& state, kvsim::sim::CostModelKind kind) {
