@@ -33,5 +33,7 @@ void register_sweep_command(CLI::App& app, CommandFn* chosen);
 void register_kernels_command(CLI::App& app, CommandFn* chosen);
 void register_generate_command(CLI::App& app, CommandFn* chosen);
 void register_ppl_command(CLI::App& app, CommandFn* chosen);
+void register_cost_command(CLI::App& app, CommandFn* chosen);
+void register_calibrate_command(CLI::App& app, CommandFn* chosen);
 
 }  // namespace kvsim::cli

@@ -29,6 +29,8 @@ int run(int argc, char** argv) {
   register_kernels_command(app, &chosen);
   register_generate_command(app, &chosen);
   register_ppl_command(app, &chosen);
+  register_cost_command(app, &chosen);
+  register_calibrate_command(app, &chosen);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -12,6 +12,8 @@
 namespace kvsim::sim {
 namespace {
 
+constexpr double kWatermarkFraction = 0.01;  // vLLM v0 and Vidur: watermark_blocks_fraction
+
 StatusOr<ModelSpec> resolve_model(const ConfigNode& node) {
   if (node.is_map()) return model_from_config(node, "inline-model");
   return load_model(node.text());
@@ -60,6 +62,13 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
       std::min(host_blocks, static_cast<double>(std::numeric_limits<uint32_t>::max())));
   KVSIM_ASSIGN_OR_RETURN(auto retention, resolve_retention(s, setup.model));
   SchedulerLimits& limits = e->scheduler;
+  limits.policy = s.scheduler.policy;
+  limits.reserve_full_prompt = s.scheduler.reserve_full_prompt;
+  // vLLM v0's and Vidur's admissions leave 1% of the pool free (watermark 0.01); v1 has none.
+  if (s.scheduler.policy != SchedulerPolicy::kVllm) {
+    limits.watermark_blocks =
+        static_cast<uint32_t>(static_cast<double>(num_blocks) * kWatermarkFraction);
+  }
   limits.max_num_seqs = s.scheduler.max_num_seqs;
   limits.max_num_batched_tokens = s.scheduler.max_num_batched_tokens;
   limits.chunked_prefill = s.scheduler.chunked_prefill;
