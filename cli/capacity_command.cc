@@ -27,6 +27,7 @@ struct CapacityOptions {
   std::optional<uint64_t> kv_budget_bytes;
   std::optional<uint64_t> reserve_bytes;
   uint32_t quant_group = 0;
+  uint64_t max_num_batched_tokens = 8192;
   bool json = false;
 };
 
@@ -60,6 +61,7 @@ StatusOr<CapacityQuery> make_query(const CapacityOptions& o) {
   query.tp = o.tp;
   query.kv_budget_bytes = o.kv_budget_bytes;
   query.reserve_bytes = o.reserve_bytes;
+  query.max_num_batched_tokens = o.max_num_batched_tokens;
   return query;
 }
 
@@ -90,7 +92,13 @@ nlohmann::json to_json(const ModelSpec& model, const DeviceSpec* device, const C
   out["max_tokens"] = json_or_null(r.max_tokens);
   out["max_batch_at_seq_len"] = json_or_null(r.max_batch_at_seq_len);
   out["max_seq_len_at_batch"] = json_or_null(r.max_seq_len_at_batch);
-  if (r.nz) {
+  out["layer_groups"] = layer_groups_json(r.groups);
+  if (r.hybrid) {
+    out["kv_cache_groups"] = kv_cache_plan_json(*r.hybrid);
+    out["blocks_per_seq"] = r.blocks_per_seq;
+    out["max_num_batched_tokens"] = query.max_num_batched_tokens;
+  }
+  if (r.nz && !r.hybrid) {
     out["nz_padding_fraction"] =
         block_layout(r.shape_per_device, r.block_size, r.nz_width).nz_padding_fraction();
   }
@@ -159,6 +167,11 @@ void register_capacity_command(CLI::App& app, CommandFn* chosen) {
       ->add_option("--quant-group", options->quant_group,
                    "elements per fp16 scale+zero group (0 = none)")
       ->check(CLI::Range(0u, 1u << 20));
+  command
+      ->add_option("--max-num-batched-tokens", options->max_num_batched_tokens,
+                   "hybrid models: the chunked-prefill budget a sliding-window group's blocks "
+                   "cover (vLLM's max_num_batched_tokens)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
   command->add_flag("--json", options->json, "print JSON");
   command->callback([options, chosen] { *chosen = [options] { return run_capacity(*options); }; });
 }

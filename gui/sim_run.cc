@@ -69,6 +69,7 @@ StatusOr<SimRun> run_scenario(const ConfigNode& tree, const std::string& name,
   run.series = recorder.take_series();
   run.ttft_s = recorder.take_sorted_ttft_s();
   run.tpot_s = recorder.take_sorted_tpot_s();
+  KVSIM_ASSIGN_OR_RETURN(run.cost_bars, sim::explain_batches(setup, sim::typical_batches(setup)));
   return run;
 }
 

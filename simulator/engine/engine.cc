@@ -204,8 +204,19 @@ RequestRecord Engine::record_of(const SimRequest& request) const {
   return record;
 }
 
+void Engine::notify_prefill_ends() {
+  for (const ScheduledChunk& chunk : plan_.chunks) {
+    const SimRequest& request = requests_.at(chunk.slot);
+    if (!request.ends_prefill(chunk.num_tokens)) continue;
+    for (KvConnector* connector : scheduler_.connectors()) {
+      connector->on_prefill_done(request, cache_.block_hashes(request.id), *this);
+    }
+  }
+}
+
 void Engine::handle_iteration_end() {
   busy_ = false;
+  if (!scheduler_.connectors().empty()) notify_prefill_ends();
   scheduler_.complete(plan_, &result_);
   const int64_t now = events_->now_ns();
   for (uint32_t slot : result_.first_tokens) requests_.at(slot).first_token_ns = now;
@@ -290,6 +301,10 @@ int64_t Engine::start_transfers() {
 void Engine::wait_for(uint32_t slot, const TransferRecord& transfer) {
   events_->push(transfer.end_ns, EventKind::kLoadEnd, slot, config_.replica);
   ++requests_.at(slot).pending_loads;
+  record(transfer);
+}
+
+void Engine::record(const TransferRecord& transfer) {
   for (SimObserver* observer : observers_) observer->on_transfer(transfer);
 }
 

@@ -40,6 +40,16 @@ std::vector<TierConfig> tier_configs(const TiersSection& section) {
   return tiers;
 }
 
+// tiers.chunk_tokens is a multiple of the replica's block size (the error at the field).
+Status check_chunk(const Scenario& s, const ReplicaSetup& replica) {
+  const Status chunked =
+      blocks_per_chunk(s.tiers.chunk_tokens, replica.engine.cache.block_size, replica.name)
+          .status();
+  const ConfigNode* field = s.tree.find_path("tiers.chunk_tokens");
+  if (chunked.is_ok() || field == nullptr) return chunked;
+  return error_at(field->mark(), chunked.message());
+}
+
 }  // namespace
 
 Scenario replica_scenario(const Scenario& s, const ReplicaGroup& group) {
@@ -61,6 +71,8 @@ StatusOr<ClusterSetup> prepare_cluster(const Scenario& s) {
   setup.decode_router = s.disaggregation.decode_router;
   setup.disaggregated = s.disaggregation.present;
   setup.tiers = tier_configs(s.tiers);
+  setup.tier_chunk_tokens = s.tiers.chunk_tokens;
+  setup.tier_write_policy = s.tiers.write_policy;
   if (!setup.tiers.empty() && !s.cache.prefix_caching) {
     return Status::invalid_argument(
         "tiers: a tiered KV pool keeps prefix blocks; it needs cache.prefix_caching: true");
@@ -85,6 +97,7 @@ StatusOr<ClusterSetup> prepare_cluster(const Scenario& s) {
       replica.engine = engine.engine;
       replica.engine.replica = index;
       replica.engine.scheduler.role = replica.role;
+      if (!setup.tiers.empty()) KVSIM_RETURN_IF_ERROR(check_chunk(s, replica));
       setup.replicas.push_back(std::move(replica));
     }
   }
@@ -110,6 +123,8 @@ ClusterConfig cluster_config(const ClusterSetup& setup) {
     config.link.latency_ns = std::llround(setup.link.latency_s * kNsPerS);
   }
   config.tiers = setup.tiers;
+  config.tier_chunk_tokens = setup.tier_chunk_tokens;
+  config.tier_write_policy = setup.tier_write_policy;
   return config;
 }
 

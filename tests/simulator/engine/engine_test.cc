@@ -123,13 +123,13 @@ TEST(Engine, OneRequestOnAnIdleDeviceTakesExactlyTheCostModelsTime) {
     int64_t prefill_ns = 0;
     for (uint32_t done = 0; done < prompt; done += 4096) {
       BatchShape chunk;
-      chunk.add(std::min(4096u, prompt - done), done, true);
+      chunk.add(std::min(4096u, prompt - done), done, true, done + 4096 >= prompt);
       prefill_ns += cost.iteration_ns(chunk);
     }
     int64_t decode_ns = 0;
     for (uint32_t k = 1; k < output; ++k) {
       BatchShape step;
-      step.add(1, prompt + k - 1, false);
+      step.add(1, prompt + k - 1, false, true);
       decode_ns += cost.iteration_ns(step);
     }
     const RequestRecord& record = result->recorder.finished[0];
