@@ -88,6 +88,7 @@ nlohmann::json to_json(const ModelSpec& model, const DeviceSpec* device, const C
   out["reserve_bytes"] = json_or_null(r.reserve_bytes);
   out["kv_budget_bytes"] = json_or_null(r.kv_budget_bytes);
   out["num_blocks"] = json_or_null(r.num_blocks);
+  out["num_usable_blocks"] = json_or_null(r.num_usable_blocks);
   out["max_tokens"] = json_or_null(r.max_tokens);
   out["max_batch_at_seq_len"] = json_or_null(r.max_batch_at_seq_len);
   out["max_seq_len_at_batch"] = json_or_null(r.max_seq_len_at_batch);

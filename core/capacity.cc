@@ -115,11 +115,15 @@ void fill_budget_terms(const ModelSpec& model, const DeviceSpec* device, const C
   }
 }
 
-// Blocks, tokens and sequences of a uniform model from the budget.
+// Blocks, tokens and sequences of a uniform model from the budget. Block 0 is the pool's null
+// block (vLLM's), so a request can use one block fewer than the budget holds; the token count
+// is of all blocks, as vLLM's start-up log prints it.
 void fill_counts(const ModelSpec& model, const CapacityQuery& query, CapacityResult* out) {
-  const uint64_t blocks = *out->kv_budget_bytes / out->kv_bytes_per_block;
-  out->num_blocks = blocks;
-  out->max_tokens = blocks * out->block_size;  // <= budget bytes, cannot overflow
+  const uint64_t all_blocks = *out->kv_budget_bytes / out->kv_bytes_per_block;
+  out->num_blocks = all_blocks;
+  out->max_tokens = all_blocks * out->block_size;               // <= budget bytes, cannot overflow
+  const uint64_t blocks = all_blocks > 0 ? all_blocks - 1 : 0;  // less the null block
+  out->num_usable_blocks = blocks;
   out->max_batch_at_seq_len = blocks / out->blocks_per_seq;
   const uint64_t per_seq_tokens = blocks / query.batch * out->block_size;
   uint64_t max_len = per_seq_tokens;

@@ -10,7 +10,11 @@
 //     head vector (groups never span heads): ceil(head_dim / G) x 32 bits per vector.
 //     (core/kv_shape.h)
 //   KV budget    = (memory x mem_fraction - weights / TP - activation reserve) x kv_memory_factor
-//   blocks       = floor(KV budget / bytes per block)
+//   blocks       = floor(KV budget / bytes per block)    (vLLM's num_gpu_blocks)
+//   usable       = blocks - 1: block 0 is vLLM's null block, never lent to a request
+//                  (core/block_id.h). The pool is built with `blocks`; max_tokens counts them
+//                  all, as vLLM's "GPU KV cache size" line does; the sequence counts use the
+//                  usable ones, which is what fits.
 // Sizes are counted in bits internally so that int4 stays exact.
 //
 // Hybrid models (is_hybrid: sliding-window layers beside full ones, recurrent layers beside
@@ -84,9 +88,10 @@ struct CapacityResult {
   std::optional<uint64_t> reserve_bytes;         // per device activation reserve
   std::optional<uint64_t> usable_bytes;          // memory x mem_fraction
   std::optional<uint64_t> kv_budget_bytes;       // per device
-  std::optional<uint64_t> num_blocks;            // per device pool size
-  std::optional<uint64_t> max_tokens;            // num_blocks x block_size
-  std::optional<uint64_t> max_batch_at_seq_len;  // sequences of seq_len that fit
+  std::optional<uint64_t> num_blocks;            // per device pool size, null block included
+  std::optional<uint64_t> num_usable_blocks;     // num_blocks - 1 (0 when there are none)
+  std::optional<uint64_t> max_tokens;            // num_blocks x block_size (vLLM's log line)
+  std::optional<uint64_t> max_batch_at_seq_len;  // sequences of seq_len that fit (usable blocks)
   std::optional<uint64_t> max_seq_len_at_batch;  // tokens per sequence for `batch` sequences
   bool max_seq_len_capped = false;  // max_seq_len_at_batch was cut to the model's max positions
   bool budget_negative = false;     // weights + reserve exceed usable memory: 0 blocks

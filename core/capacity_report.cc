@@ -164,12 +164,14 @@ void explain_counts(const ModelSpec& model, const CapacityQuery& query, const Ca
   out << "Blocks = floor(budget / bytes per block) = floor(" << format_count(*r.kv_budget_bytes)
       << " / " << format_count(r.kv_bytes_per_block) << ") = " << format_count(*r.num_blocks)
       << "\nMax tokens = blocks x block_size = " << format_count(*r.max_tokens)
-      << "\nMax sequences of " << format_count(r.seq_len) << " tokens = floor(blocks / ceil("
-      << format_count(r.tokens_kept_per_seq) << " / " << r.block_size << ")) = floor("
-      << format_count(*r.num_blocks) << " / " << format_count(blocks_per_seq)
-      << ") = " << format_count(*r.max_batch_at_seq_len) << "\nMax tokens per sequence at batch "
-      << format_count(query.batch)
-      << " = floor(blocks / batch) x block_size = " << format_count(*r.max_seq_len_at_batch);
+      << " (vLLM's \"GPU KV cache size\")\nUsable blocks = blocks - 1 (block 0 is the null block) "
+         "= "
+      << format_count(*r.num_usable_blocks) << "\nMax sequences of " << format_count(r.seq_len)
+      << " tokens = floor(usable blocks / ceil(" << format_count(r.tokens_kept_per_seq) << " / "
+      << r.block_size << ")) = floor(" << format_count(*r.num_usable_blocks) << " / "
+      << format_count(blocks_per_seq) << ") = " << format_count(*r.max_batch_at_seq_len)
+      << "\nMax tokens per sequence at batch " << format_count(query.batch)
+      << " = floor(usable blocks / batch) x block_size = " << format_count(*r.max_seq_len_at_batch);
   if (r.max_seq_len_capped) {
     out << " (capped at the model's " << format_count(model.max_position_embeddings)
         << " positions)";
@@ -222,8 +224,9 @@ std::string capacity_table(const ModelSpec& model, const CapacityQuery& query,
     out << line;
   }
   out << "\nKV budget = (memory x mem_fraction - weights - activation reserve) x kv_memory_factor;"
-         "\nblocks = floor(budget / bytes per block); run with one --device for the full "
-         "derivation.\n";
+         "\nblocks = floor(budget / bytes per block), block 0 (vLLM's null block) included; "
+         "max tokens\n= blocks x block size; seqs from the blocks - 1 usable. Run with one "
+         "--device for the full\nderivation.\n";
   return out.str();
 }
 

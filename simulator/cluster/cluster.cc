@@ -508,7 +508,8 @@ void Cluster::check_invariants() const {
   for (uint32_t r = 0; r < engines_.size(); ++r) {
     const ReplicaTiers* tiers = replica_tiers_[r].get();
     if (tiers == nullptr || tiers->write_policy() != TierWritePolicy::kOnEvict) continue;
-    const uint64_t evicted = engines_[r]->cache().pool().num_evictions();
+    // A device pool's evicted copy whose twin is still cached sends nothing down.
+    const uint64_t evicted = engines_[r]->cache().pool().num_evicted_contents();
     if (tiers->blocks_per_chunk() == 1) {
       KVSIM_CHECK(tiers->offered(0) == evicted, "a replica demoted other than what HBM evicted");
     } else {

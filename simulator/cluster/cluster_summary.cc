@@ -31,7 +31,7 @@ ReplicaSummary summarize_replica(const Cluster& cluster, size_t r) {
   out.decode_tokens_per_s = ratio(static_cast<double>(s.decode_tokens), duration_s);
   out.output_tokens_per_s = ratio(static_cast<double>(s.output_tokens), duration_s);
   out.busy_fraction = ratio(static_cast<double>(s.busy_ns), static_cast<double>(s.last_event_ns));
-  const double blocks = static_cast<double>(out.num_blocks);
+  const double blocks = static_cast<double>(engine.config().cache.num_usable_blocks());
   out.kv_usage_peak = ratio(s.kv_blocks_peak, blocks);
   out.kv_usage_mean =
       ratio(static_cast<double>(s.kv_used_block_ns), static_cast<double>(s.last_event_ns) * blocks);

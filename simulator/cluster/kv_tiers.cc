@@ -81,7 +81,7 @@ void ReplicaTiers::take(std::span<const BlockHash> hashes, uint32_t hit_blocks,
 }
 
 ReplicaTiers::TransferSpan ReplicaTiers::schedule(size_t t, Queue& queue, uint64_t chunks,
-                                                 int64_t ready_ns) {
+                                                  int64_t ready_ns) {
   const uint64_t bytes = chunks * bytes_per_chunk();
   const int64_t start = std::max(ready_ns, queue.free_ns);
   const int64_t end = start + transfer_ns(bytes, paths_[t].bytes_per_s, paths_[t].latency_ns);
@@ -96,11 +96,9 @@ ReplicaTiers::TransferSpan ReplicaTiers::schedule(size_t t, Queue& queue, uint64
 }
 
 TransferRecord ReplicaTiers::record_of(const SimRequest& request, TransferKind kind, size_t t,
-                                       int64_t ready_ns, TransferSpan span,
-                                       uint64_t chunks) const {
-  TransferRecord record =
-      TransferRecord::of(kind, request.id, ready_ns, span.start_ns, span.end_ns,
-                         chunks * bytes_per_chunk(), replica_, replica_);
+                                       int64_t ready_ns, TransferSpan span, uint64_t chunks) const {
+  TransferRecord record = TransferRecord::of(kind, request.id, ready_ns, span.start_ns, span.end_ns,
+                                             chunks * bytes_per_chunk(), replica_, replica_);
   record.to_host = kind == TransferKind::kTierWrite;  // down, away from HBM
   record.tier = static_cast<int32_t>(t);
   return record;

@@ -136,7 +136,7 @@ std::optional<DropReason> Engine::arrival_drop_reason(uint32_t prompt_tokens,
       prompt_tokens > config_.scheduler.max_num_batched_tokens) {
     return DropReason::kBudget;
   }
-  if (peak_blocks_needed(prompt_tokens, output_tokens) > config_.cache.num_blocks) {
+  if (peak_blocks_needed(prompt_tokens, output_tokens) > config_.cache.num_usable_blocks()) {
     return DropReason::kTooLarge;
   }
   return std::nullopt;

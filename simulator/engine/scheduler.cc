@@ -189,9 +189,11 @@ void Scheduler::schedule_waiting(uint64_t* budget, StepPlan* plan) {
     const uint64_t num_tokens = std::min(needed, *budget);
     // The request holds nothing, so it needs its new blocks and its free hit blocks free (the
     // test allocate_slots makes; checking first saves it a pass over the hit when it fails),
-    // for all its tokens when the whole prompt must fit, and the watermark left over.
+    // for all its tokens when the whole prompt must fit, and the watermark left over. With an
+    // attention window the sequence never holds its whole prompt: the chunk is checked.
     const uint64_t block = cache_->block_size();
-    const uint64_t reserved = limits_.reserve_full_prompt ? needed : num_tokens;
+    const bool whole = limits_.reserve_full_prompt && limits_.attention_window_tokens == 0;
+    const uint64_t reserved = whole ? needed : num_tokens;
     const uint64_t new_blocks = ceil_div(hit_.num_tokens + reserved, block) - hit_.num_blocks();
     if (new_blocks + hit_.num_free_blocks + limits_.watermark_blocks > cache_->num_free_blocks()) {
       return;

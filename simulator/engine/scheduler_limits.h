@@ -46,7 +46,7 @@ struct SchedulerLimits {
   bool chunked_prefill = true;             // split long prompts over iterations
   // An admission needs free blocks for all its known tokens (less its prefix hit), though only
   // its first chunk is allocated: vLLM v1's scheduler_reserve_full_isl (default True).
-  bool reserve_full_prompt = false;
+  bool reserve_full_prompt = true;
   // Admissions leave this many blocks free (vLLM v0's and Vidur's watermark, 1% of the pool).
   uint32_t watermark_blocks = 0;
   PreemptionMode preemption = PreemptionMode::kRecompute;

@@ -63,7 +63,7 @@ struct SchedulerSection {
   uint32_t max_num_batched_tokens = 8192;           // tokens computed per iteration
   bool chunked_prefill = true;  // split long prompts over iterations (vllm-v0: false)
   PreemptionMode preemption = PreemptionMode::kRecompute;
-  bool reserve_full_prompt = false;  // vllm: admit only when the whole prompt fits (vLLM v1)
+  bool reserve_full_prompt = true;  // admit only when the whole prompt fits (vLLM v1 default)
 };
 
 struct WorkloadSection {

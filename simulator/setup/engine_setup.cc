@@ -38,7 +38,7 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
   const CapacityResult& capacity = setup.capacity;
   uint64_t num_blocks = s.cache.num_blocks_override;
   if (num_blocks == 0) {
-    if (!capacity.num_blocks || *capacity.num_blocks == 0) {
+    if (!capacity.num_blocks || *capacity.num_blocks < 2) {  // block 0 is the null block
       return Status::invalid_argument(
           "no KV block fits: '" + setup.model.name + "' on " + std::to_string(s.num_devices) +
           " x '" + setup.device.name +

@@ -94,8 +94,9 @@ TEST(CapacityTest, BudgetFollowsTheFormulaOnAnNdDevice) {
   EXPECT_EQ(r.block_size, 16u);
   EXPECT_EQ(r.kv_bytes_per_block, 131'072u * 16);
   EXPECT_EQ(*r.num_blocks, (usable - weights - reserve) / (131'072u * 16));
-  EXPECT_EQ(*r.max_tokens, *r.num_blocks * 16);
-  EXPECT_EQ(*r.max_batch_at_seq_len, *r.num_blocks / (8192 / 16));
+  EXPECT_EQ(*r.max_tokens, *r.num_blocks * 16);        // vLLM's "GPU KV cache size": all blocks
+  EXPECT_EQ(*r.num_usable_blocks, *r.num_blocks - 1);  // block 0 is the null block
+  EXPECT_EQ(*r.max_batch_at_seq_len, (*r.num_blocks - 1) / (8192 / 16));
 }
 
 TEST(CapacityTest, NzDeviceHalvesTheFreeMemoryAndPadsBlocks) {
@@ -166,6 +167,7 @@ TEST(CapacityTest, WeightsLargerThanMemoryGiveZeroBlocks) {
   const CapacityResult r = capacity(*load_model("llama3-70b"), &device, {});
   EXPECT_TRUE(r.budget_negative);
   EXPECT_EQ(*r.num_blocks, 0u);
+  EXPECT_EQ(*r.num_usable_blocks, 0u);
   EXPECT_EQ(*r.max_batch_at_seq_len, 0u);
 }
 

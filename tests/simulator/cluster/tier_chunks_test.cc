@@ -41,7 +41,7 @@ std::vector<TransferRecord> transfers_of(const testing::ClusterRun& run, Transfe
 // chunk 2, which would end at block 12 — loads both whole (8 MiB, block 0 again) and computes
 // blocks 8..10.
 TEST(TierChunks, ALookupHitsWholeChunksAndLoadsThemWhole) {
-  ClusterConfig config = small_cluster({EngineRole::kColocated}, 20);
+  ClusterConfig config = small_cluster({EngineRole::kColocated}, 21);  // 20 + the null block
   config.tiers.push_back(dram_tier(100, 10, kMs / 2));
   config.tier_chunk_tokens = kChunkTokens;
   auto run = run_cluster(config,
@@ -80,7 +80,7 @@ TEST(TierChunks, ALookupHitsWholeChunksAndLoadsThemWhole) {
 // brought back into HBM and writes its chunks 2 and 3 (chunk 2 holds its hit's end: the
 // save starts at the chunk holding it, as LMCache aligns its skip down to a chunk).
 TEST(TierChunks, WriteThroughMovesExactlyTheNewFullChunks) {
-  ClusterConfig config = small_cluster({EngineRole::kColocated}, 20);
+  ClusterConfig config = small_cluster({EngineRole::kColocated}, 21);  // 20 + the null block
   config.tiers.push_back(dram_tier(100, 10, kMs / 2));
   TierConfig ssd = dram_tier(400, 2, kMs);
   ssd.name = "ssd";

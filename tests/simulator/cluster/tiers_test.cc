@@ -25,7 +25,7 @@ using testing::small_cluster;
 // DRAM (tail first: A's own block and shared blocks 9..1; block 0 stays); C, sharing A's
 // prefix, hits block 0 in HBM and blocks 1..9 in DRAM, waits for their load, then computes.
 TEST(Tiers, ALowerTierHitCostsALoadAtTheTiersBandwidth) {
-  ClusterConfig config = small_cluster({EngineRole::kColocated}, 20);
+  ClusterConfig config = small_cluster({EngineRole::kColocated}, 21);  // 20 + the null block
   config.tiers.push_back(dram_tier(100, 10, kMs / 2));  // 10 MiB per ms, 0.5 ms per load
   auto run = run_cluster(config,
                          {grouped(0, 0, 176, 2, 0, 160), testing::request(1, 3 * kMs, 300, 2),

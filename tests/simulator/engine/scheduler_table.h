@@ -151,7 +151,7 @@ inline Row decisions(const StepPlan& plan, uint32_t iteration, RequestTable* req
 // iterations) and returns the table it went through.
 inline std::vector<Row> run_case(const Case& c) {
   KvCacheConfig config;
-  config.num_blocks = c.num_blocks;
+  config.num_blocks = c.num_blocks + 1;  // c.num_blocks usable, + the null block
   config.block_size = kBlockSize;
   config.eviction = "lru";
   config.num_host_blocks = c.num_host_blocks;
