@@ -7,7 +7,8 @@ each configuration right after another lone run, and a configuration's ratio is 
 rounds of (its wall time / the lone run just before it); all runs write their files (--out),
 as a user runs them, and simulate the same 12,031 Mooncake requests, so the ratio is per
 simulated request. Target (issue 8): <= 2x.
-  bench/cluster_ratio.py [build-dir] [rounds]      (defaults: build, 5)
+  bench/cluster_ratio.py [build-dir] [rounds] [match]   (defaults: build, 5, every row)
+`match` keeps only the rows whose name contains it (e.g. HBM+DRAM: the tiered rows).
 """
 import os
 import statistics
@@ -21,7 +22,9 @@ def main():
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     kvsim = os.path.join(sys.argv[1] if len(sys.argv) > 1 else "build", "cli", "kvsim")
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    match = sys.argv[3] if len(sys.argv) > 3 else ""
     (_, lone_args), *runs = read_runs("bench/cluster_runs.tsv")
+    runs = [(name, args) for name, args in runs if match in name]
     ratios = {name: [] for name, _ in runs}
     lone_times = []
     with tempfile.TemporaryDirectory() as out:

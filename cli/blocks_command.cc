@@ -1,9 +1,10 @@
 // kvsim blocks --demo [--json] [--eviction NAME]: the paged KV cache step by step.
 //
-// Runs core/block_demo.h's scripted scenario (16 blocks of 4 tokens) and prints every step.
+// Runs core/block_demo.h's scripted scenario (17 blocks of 4 tokens, block 0 the null block)
+// and prints every step.
 // The JSON form carries every step for the GUI to animate. Schema:
 //   {
-//     "num_blocks": 16, "block_size": 4, "eviction": "lru",
+//     "num_blocks": 17, "block_size": 4, "eviction": "lru",
 //     "steps": [ {
 //       "index": 1,                                  1-based step number
 //       "action": "...", "note": "...",              what the scheduler did, and why it matters
@@ -18,12 +19,12 @@
 //       } ],
 //       "requests": [ {                              live requests by id, after the step
 //         "id": 1, "num_tokens": 14,
-//         "block_table": [0, 1, 2, 3]                null where retention dropped a block,
+//         "block_table": [1, 2, 3, 4]                null where retention dropped a block,
 //       } ],                                         "swapped" while on the host tier
 //       "blocks": [ {                                every block by id, after the step
-//         "id": 0, "ref_count": 2,
+//         "id": 1, "ref_count": 2,
 //         "hash": "0x..." | null,                    set while in the prefix cache
-//         "state": "used" | "cached_free" | "free"
+//         "state": "used" | "cached_free" | "free" | "null"   block 0 is "null"
 //       } ],
 //       "free_queue": [6, 7, ...],                   free blocks, next to be reused first
 //       "stats": { "used_blocks", "cached_free_blocks", "empty_free_blocks",
@@ -108,10 +109,14 @@ nlohmann::json step_json(const DemoStep& step, size_t index) {
 void print_block_grid(const DemoStep& step) {
   std::printf("  block   ");
   for (const DemoBlock& b : step.blocks) std::printf("%3u", b.id);
+  // The null block (never handed out) shows as "-".
+  const auto null = [](const DemoBlock& b) { return demo_block_state(b) == DemoBlockState::kNull; };
   std::printf("\n  ref     ");
-  for (const DemoBlock& b : step.blocks) std::printf("%3u", b.ref_count);
+  for (const DemoBlock& b : step.blocks) {
+    std::printf("%3s", null(b) ? "-" : std::to_string(b.ref_count).c_str());
+  }
   std::printf("\n  cached  ");
-  for (const DemoBlock& b : step.blocks) std::printf("%3s", b.hash ? "*" : ".");
+  for (const DemoBlock& b : step.blocks) std::printf("%3s", null(b) ? "-" : b.hash ? "*" : ".");
   std::printf("\n");
 }
 
@@ -169,7 +174,7 @@ void register_blocks_command(CLI::App& app, CommandFn* chosen) {
   CLI::App* command = app.add_subcommand(
       "blocks", "the paged KV cache step by step: block tables, ref counts, free queue");
   command->add_flag("--demo", options->demo,
-                    "run the scripted scenario (16 blocks: prefix sharing, fork, copy-on-write, "
+                    "run the scripted scenario (17 blocks: prefix sharing, fork, copy-on-write, "
                     "preemption, eviction)");
   command->add_option("--eviction", options->eviction, "eviction policy: lru, lfu, fifo, none");
   command->add_flag("--json", options->json, "print every step as JSON");

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -25,17 +24,23 @@ StatusOr<std::string> read_text(const std::string& path) {
   return text.str();
 }
 
-StatusOr<CalibrationFlags> make_flags(const CalibrateLogOptions& o) {
-  CalibrationFlags flags;
-  flags.model = o.model;
-  flags.device = o.device;
-  flags.tp = o.tp;
-  flags.block_size = o.block_size;
-  if (!o.weight_dtype.empty()) {
-    KVSIM_ASSIGN_OR_RETURN(flags.weight_dtype, parse_dtype(o.weight_dtype));
+StatusOr<CalibrationFlags> make_flags(const CalibrateSharedOptions& shared,
+                                      const CalibrateLogOptions& o) {
+  if (shared.model.layers || shared.model.kv_heads || shared.model.head_dim) {
+    return Status::invalid_argument(
+        "--from-log takes the model as --model (a preset or YAML file); --layers, --kv-heads "
+        "and --head-dim define a model for MEASUREMENTS.csv only");
   }
-  if (!o.kv_dtype.empty()) {
-    KVSIM_ASSIGN_OR_RETURN(flags.kv_dtype, parse_dtype(o.kv_dtype));
+  CalibrationFlags flags;
+  flags.model = shared.model.model;
+  flags.device = shared.device;
+  flags.tp = shared.tp;
+  flags.block_size = o.block_size;
+  if (!shared.weight_dtype.empty()) {
+    KVSIM_ASSIGN_OR_RETURN(flags.weight_dtype, parse_dtype(shared.weight_dtype));
+  }
+  if (!shared.kv_dtype.empty()) {
+    KVSIM_ASSIGN_OR_RETURN(flags.kv_dtype, parse_dtype(shared.kv_dtype));
   }
   KVSIM_ASSIGN_OR_RETURN(const EngineQuery engine, resolve_engine_query(o.engine));
   if (!o.engine.engine.empty()) flags.engine = engine.kind;
@@ -96,8 +101,9 @@ void print_text(const CalibrateLogOptions& o, const StartupLog& log, const Calib
   for (const std::string& note : c.notes) std::printf("  note: %s\n", note.c_str());
 }
 
-nlohmann::json to_json(const CalibrateLogOptions& o, const StartupLog& log,
-                       const CalibrationSetup& setup, const LogCalibration& c) {
+nlohmann::json to_json(const CalibrateLogOptions& o, const std::string& output,
+                       const StartupLog& log, const CalibrationSetup& setup,
+                       const LogCalibration& c) {
   nlohmann::json out;
   const EngineBudget& b = *c.predicted.engine;
   out["log"] = o.log_path;
@@ -124,34 +130,35 @@ nlohmann::json to_json(const CalibrateLogOptions& o, const StartupLog& log,
                        {"kv_tokens", cal.reported ? cal.reported->kv_tokens : 0},
                        {"exact", c.exact},
                        {"pool_from", c.target_source}};
-  out["deployment"] = o.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.output);
+  out["deployment"] = output.empty() ? nlohmann::json(nullptr) : nlohmann::json(output);
   return out;
 }
 
 }  // namespace
 
-int run_calibrate_from_log(const CalibrateLogOptions& o) {
+int run_calibrate_from_log(const CalibrateSharedOptions& shared, const CalibrateLogOptions& o) {
   auto text = read_text(o.log_path);
   if (!text.is_ok()) return report_error(text.status());
   auto log = parse_startup_log(*text, o.log_path);
   if (!log.is_ok()) return report_error(log.status());
-  auto flags = make_flags(o);
+  auto flags = make_flags(shared, o);
   if (!flags.is_ok()) return report_error(flags.status());
   auto setup = resolve_calibration_setup(*log, *flags);
   if (!setup.is_ok()) return report_error(setup.status().with_context(o.log_path));
   auto calibration = calibrate_from_log(*log, *setup);
   if (!calibration.is_ok()) return report_error(calibration.status().with_context(o.log_path));
-  if (!o.output.empty()) {
+  const std::string& output = shared.output;
+  if (!output.empty()) {
     const Deployment d = calibrated_deployment(*log, *setup, *calibration,
                                                "kvsim calibrate --from-log " + o.log_path);
-    const Status written = sim::write_file_atomic(o.output, deployment_yaml(d));
+    const Status written = sim::write_file_atomic(output, deployment_yaml(d));
     if (!written.is_ok()) return report_error(written);
   }
   if (o.json) {
-    std::printf("%s\n", to_json(o, *log, *setup, *calibration).dump(2).c_str());
+    std::printf("%s\n", to_json(o, output, *log, *setup, *calibration).dump(2).c_str());
   } else {
     print_text(o, *log, *setup, *calibration);
-    if (!o.output.empty()) std::printf("wrote %s\n", o.output.c_str());
+    if (!output.empty()) std::printf("wrote %s\n", output.c_str());
   }
   return kExitOk;
 }
@@ -159,29 +166,10 @@ int run_calibrate_from_log(const CalibrateLogOptions& o) {
 void add_calibrate_log_options(CLI::App* command, CalibrateLogOptions* o) {
   o->engine.engine.clear();  // the log names the engine; --engine only fills a gap
   command->add_option("--from-log", o->log_path, "vLLM, vllm-ascend or SGLang start-up log");
-  command->add_option("--model", o->model, "model preset or YAML file (when the log's is none)");
-  command->add_option("--device", o->device, "device preset or YAML file");
-  command->add_option("--tp", o->tp, "tensor-parallel devices (when the log does not say)")
-      ->check(CLI::Range(1u, 4096u));
   command->add_option("--block-size", o->block_size, "tokens per block (default: the engine's)")
       ->check(CLI::Range(1u, 1u << 20));
-  command->add_option("--weight-dtype", o->weight_dtype, "weight dtype (default: from the log)");
-  command->add_option("--dtype", o->kv_dtype, "KV dtype (default: the model dtype the log names)");
   add_engine_options(command, &o->engine);
-  command->add_option("-o,--output", o->output, "write the deployment file here");
   command->add_flag("--json", o->json, "print JSON");
-}
-
-// Until cli/calibrate_command.cc dispatches both modes: `calibrate` is the --from-log mode.
-void register_calibrate_log_command(CLI::App& app, CommandFn* chosen) {
-  auto o = std::make_shared<CalibrateLogOptions>();
-  CLI::App* command = app.add_subcommand(
-      "calibrate",
-      "--from-log FILE: kvsim's KV budget beside an engine's start-up log, and a "
-      "deployment file that reproduces it");
-  add_calibrate_log_options(command, o.get());
-  command->get_option("--from-log")->required();
-  command->callback([o, chosen] { *chosen = [o] { return run_calibrate_from_log(*o); }; });
 }
 
 }  // namespace kvsim::cli

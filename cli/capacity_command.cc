@@ -29,7 +29,7 @@ struct CapacityOptions {
   uint32_t tp = 1;
   std::optional<uint64_t> kv_budget_bytes;
   uint32_t quant_group = 0;
-  EngineOptions engine;
+  EngineOptions engine;    // --max-num-batched-tokens among them (also the hybrid windows')
   std::string deployment;  // a deployment file; supplies model, device, TP and engine
   bool json = false;
 };
@@ -70,6 +70,11 @@ StatusOr<CapacityQuery> make_query(const CapacityOptions& o) {
   query.block_size = o.block_size;
   query.tp = o.tp;
   query.kv_budget_bytes = o.kv_budget_bytes;
+  // Without an engine (--kv-budget-bytes) a hybrid model's windows still take the flag's chunk;
+  // with one, core/capacity_plan.h sets the engine's resolved value.
+  if (o.engine.max_num_batched_tokens > 0) {
+    query.max_num_batched_tokens = o.engine.max_num_batched_tokens;
+  }
   return query;
 }
 
@@ -160,10 +165,17 @@ nlohmann::json to_json(const ModelSpec& model, const DeviceSpec* device, const C
   out["engine"] = engine_json(plan);
   out["kv_budget_bytes"] = json_or_null(r.kv_budget_bytes);
   out["num_blocks"] = json_or_null(r.num_blocks);
+  out["num_usable_blocks"] = json_or_null(r.num_usable_blocks);
   out["max_tokens"] = json_or_null(r.max_tokens);
   out["max_batch_at_seq_len"] = json_or_null(r.max_batch_at_seq_len);
   out["max_seq_len_at_batch"] = json_or_null(r.max_seq_len_at_batch);
-  if (r.nz) {
+  out["layer_groups"] = layer_groups_json(r.groups);
+  if (r.hybrid) {
+    out["kv_cache_groups"] = kv_cache_plan_json(*r.hybrid);
+    out["blocks_per_seq"] = r.blocks_per_seq;
+    out["max_num_batched_tokens"] = query.max_num_batched_tokens;
+  }
+  if (r.nz && !r.hybrid) {
     out["nz_padding_fraction"] =
         block_layout(r.shape_per_device, r.block_size, r.nz_width).nz_padding_fraction();
   }

@@ -25,6 +25,7 @@ int report_error(const Status& status);
 
 void register_capacity_command(CLI::App& app, CommandFn* chosen);
 void register_layout_command(CLI::App& app, CommandFn* chosen);
+void register_model_command(CLI::App& app, CommandFn* chosen);
 void register_presets_command(CLI::App& app, CommandFn* chosen);
 void register_simulate_command(CLI::App& app, CommandFn* chosen);
 void register_blocks_command(CLI::App& app, CommandFn* chosen);
@@ -32,7 +33,7 @@ void register_sweep_command(CLI::App& app, CommandFn* chosen);
 void register_kernels_command(CLI::App& app, CommandFn* chosen);
 void register_generate_command(CLI::App& app, CommandFn* chosen);
 void register_ppl_command(CLI::App& app, CommandFn* chosen);
-// `kvsim calibrate --from-log FILE` (cli/calibrate_log.cc).
-void register_calibrate_log_command(CLI::App& app, CommandFn* chosen);
+void register_cost_command(CLI::App& app, CommandFn* chosen);
+void register_calibrate_command(CLI::App& app, CommandFn* chosen);
 
 }  // namespace kvsim::cli

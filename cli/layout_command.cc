@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "cli/json_util.h"
 #include "cli/model_options.h"
 #include "core/capacity.h"
 #include "core/config_reader.h"
@@ -42,8 +43,8 @@ StatusOr<LayoutPick> parse_locate(const std::string& text, const BlockLayout& la
   return LayoutPick{parts[0], static_cast<uint32_t>(parts[1]), static_cast<uint32_t>(parts[2])};
 }
 
-nlohmann::json to_json(DType dtype, const BlockLayout& layout, const KvShape& shape,
-                       const std::optional<LayoutPick>& locate) {
+nlohmann::json to_json(const ModelSpec& model, DType dtype, const BlockLayout& layout,
+                       const KvShape& shape, const std::optional<LayoutPick>& locate) {
   const double bytes = dtype_bits(dtype) / 8.0;
   const uint64_t per_block_tensors = uint64_t{shape.num_layers} * shape.num_tensors;
   nlohmann::json out;
@@ -63,6 +64,8 @@ nlohmann::json to_json(DType dtype, const BlockLayout& layout, const KvShape& sh
     out["nd_offset"] = layout.nd_offset(slot, locate->head, locate->dim);
     out["nz_offset"] = layout.nz_offset(slot, locate->head, locate->dim);
   }
+  auto groups = layer_group_bytes(model, KvStorage{dtype, 0}, 1);
+  if (groups.is_ok()) out["layer_groups"] = layer_groups_json(*groups);
   return out;
 }
 
@@ -86,7 +89,7 @@ int run_layout(const LayoutOptions& o) {
     locate = *parsed;
   }
   if (o.json) {
-    std::printf("%s\n", to_json(*dtype, layout, shape, locate).dump(2).c_str());
+    std::printf("%s\n", to_json(*model, *dtype, layout, shape, locate).dump(2).c_str());
   } else {
     std::printf("%s", layout_report(*model, *dtype, layout, locate).c_str());
   }

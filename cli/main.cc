@@ -21,6 +21,7 @@ int run(int argc, char** argv) {
   CommandFn chosen;
   register_capacity_command(app, &chosen);
   register_layout_command(app, &chosen);
+  register_model_command(app, &chosen);
   register_presets_command(app, &chosen);
   register_simulate_command(app, &chosen);
   register_blocks_command(app, &chosen);
@@ -28,7 +29,8 @@ int run(int argc, char** argv) {
   register_kernels_command(app, &chosen);
   register_generate_command(app, &chosen);
   register_ppl_command(app, &chosen);
-  register_calibrate_log_command(app, &chosen);
+  register_cost_command(app, &chosen);
+  register_calibrate_command(app, &chosen);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

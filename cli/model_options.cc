@@ -7,7 +7,8 @@
 namespace kvsim::cli {
 
 void add_model_options(CLI::App* command, ModelOptions* options) {
-  command->add_option("--model", options->model, "model preset name or YAML file");
+  command->add_option("--model", options->model,
+                      "model preset name, YAML file or Hugging Face config.json");
   command->add_option("--layers", options->layers, "number of layers (defines or overrides)")
       ->check(CLI::Range(1, 10000));
   command->add_option("--kv-heads", options->kv_heads, "KV heads (defines or overrides)")
@@ -27,6 +28,12 @@ StatusOr<ModelSpec> resolve_model(const ModelOptions& options) {
     }
     model.name = "custom";
     model.num_attention_heads = *options.kv_heads;
+  }
+  if (!model.layer_groups.empty() && (options.layers || options.kv_heads || options.head_dim)) {
+    return Status::invalid_argument(
+        fmt::format("--layers, --kv-heads and --head-dim do not apply to '{}', whose layer "
+                    "groups differ ({})",
+                    model.name, describe_layer_groups(model)));
   }
   if (model.attention == AttentionKind::kMla && (options.kv_heads || options.head_dim)) {
     return Status::invalid_argument(

@@ -34,6 +34,18 @@ function(kvsim_library name)
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   kvsim_target_settings(${name})
+  if(KVSIM_LTO_ACTIVE)
+    target_compile_options(${name} PRIVATE -flto=auto -ffat-lto-objects)
+  endif()
+endfunction()
+
+# kvsim_lto_program(<target>): the program links with link-time optimisation across the
+# libraries when KVSIM_LTO_ACTIVE (Release, GCC); other programs link their machine code.
+function(kvsim_lto_program target)
+  if(KVSIM_LTO_ACTIVE)
+    target_compile_options(${target} PRIVATE -flto=auto)
+    target_link_options(${target} PRIVATE -flto=auto)
+  endif()
 endfunction()
 
 # kvsim_test(<name> SOURCES ... DEPS ... [LABELS ...]): a GoogleTest executable registered

@@ -10,7 +10,7 @@
 namespace kvsim {
 namespace {
 
-constexpr uint32_t kDemoBlocks = 16;
+constexpr uint32_t kDemoBlocks = 17;  // block 0 is the null block: 16 are lent out
 constexpr uint32_t kDemoBlockSize = 4;
 
 // The system prompt (8 tokens) followed by `own` tokens unique to the request.
@@ -92,8 +92,9 @@ void run_sharing(DemoRecorder& demo, std::vector<DemoStep>* steps) {
   arrive(demo, 1, tokens1);
   KVSIM_CHECK(demo.admit(1), "demo: request 1 fits");
   demo.record("request 1 arrives with 14 prompt tokens (8 system prompt + 6 own)",
-              "4 blocks of 4 tokens; the 3 full blocks are cached under their prefix hashes as "
-              "soon as they are allocated, the partial 4th block is not.",
+              "4 blocks of 4 tokens (block 0 is the null block, never handed out); the 3 full "
+              "blocks are cached under their prefix hashes as soon as they are allocated, the "
+              "partial 4th block is not.",
               steps);
   arrive(demo, 2, prompt(101, 5));
   KVSIM_CHECK(demo.admit(2), "demo: request 2 fits");
@@ -107,9 +108,9 @@ void run_sharing(DemoRecorder& demo, std::vector<DemoStep>* steps) {
               "The child shares every block of its parent: ref counts rise, nothing is copied.",
               steps);
   KVSIM_CHECK(demo.cache().allocate_slots(3, 1).has_value(), "demo: request 3 decodes");
-  demo.record("request 3 decodes 1 token into the shared, partially filled block 3",
-              "Copy-on-write: block 3 is shared, so request 3 first copies its 2 tokens into a "
-              "new block and writes there; request 1 keeps block 3.",
+  demo.record("request 3 decodes 1 token into the shared, partially filled block 4",
+              "Copy-on-write: block 4 is shared, so request 3 first copies its 2 tokens into a "
+              "new block and writes there; request 1 keeps block 4.",
               steps);
   KVSIM_CHECK(demo.cache().allocate_slots(1, 2).has_value(), "demo: request 1 decodes");
   std::vector<int32_t> decoded = tokens1;
@@ -119,7 +120,7 @@ void run_sharing(DemoRecorder& demo, std::vector<DemoStep>* steps) {
   demo.cache().append_block_hashes(1, std::span(hashes).subspan(3, 1));
   demo.set_known(1, decoded.size());
   demo.record("request 1 decodes 2 tokens",
-              "Block 3 is now full and cached; no copy is needed "
+              "Block 4 is now full and cached; no copy is needed "
               "since request 1 holds it alone.",
               steps);
 }
@@ -136,14 +137,15 @@ void run_pressure(DemoRecorder& demo, std::vector<DemoStep>* steps) {
               steps);
   demo.cache().preempt(2);
   demo.record("the scheduler preempts request 2 (recompute)",
-              "Its blocks are released tail first: the partial block joins the empty blocks, the "
-              "full one stays cached at the back of the free queue; the shared head is still "
-              "held by requests 1 and 3.",
+              "Its blocks are released tail first to the back of the free queue: the partial "
+              "block, then the full one, which stays cached; the shared head is still held by "
+              "requests 1 and 3.",
               steps);
   KVSIM_CHECK(demo.admit(4), "demo: request 4 fits after the preemption");
   demo.record("request 4 is admitted",
-              "Empty blocks are reused first; the 11th block evicts request 2's cached block "
-              "(its hash leaves the prefix cache).",
+              "Blocks are reused in free-queue order: the 9 never used, request 2's partial "
+              "block, then its cached block, which is evicted (its hash leaves the prefix "
+              "cache).",
               steps);
   demo.cache().free(4);
   demo.remove(4);
@@ -185,15 +187,17 @@ StatusOr<BlockDemo> run_block_demo(std::string_view eviction) {
 }
 
 DemoBlockState demo_block_state(const DemoBlock& block) {
+  if (block.id == kReservedNullBlock) return DemoBlockState::kNull;  // the demo's is a device pool
   if (block.ref_count > 0) return DemoBlockState::kUsed;
   return block.hash.has_value() ? DemoBlockState::kCachedFree : DemoBlockState::kFree;
 }
 
 std::string_view demo_block_state_name(DemoBlockState state) {
-  static constexpr EnumNames<DemoBlockState, 3> kNames{{{
+  static constexpr EnumNames<DemoBlockState, 4> kNames{{{
       {DemoBlockState::kUsed, "used"},
       {DemoBlockState::kCachedFree, "cached_free"},
       {DemoBlockState::kFree, "free"},
+      {DemoBlockState::kNull, "null"},
   }}};
   return kNames.name(state);
 }

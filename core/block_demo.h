@@ -1,6 +1,7 @@
-// The block demo: a scripted scenario on a 16-block pool that shows, step by step, what the
-// paged KV cache does — block tables, ref counts, the free queue (eviction order), prefix
-// hits, copy-on-write, a preemption and the eviction of a cached block.
+// The block demo: a scripted scenario on a 17-block pool (block 0 is vLLM's null block, 16 are
+// lent out) that shows, step by step, what the paged KV cache does — block tables, ref counts,
+// the free queue (eviction order), prefix hits, copy-on-write, a preemption and the eviction
+// of a cached block.
 //
 // The scenario (block size 4, an 8-token system prompt shared by requests 1 and 2):
 //   1. request 1 arrives (14 tokens): 4 blocks, the 3 full ones cached
@@ -10,7 +11,8 @@
 //   5. request 1 decodes 2 tokens: its last block fills and is cached
 //   6. request 4 arrives (44 tokens, 11 blocks) and does not fit: nothing changes
 //   7. the scheduler preempts request 2: its blocks go back tail first, still cached
-//   8. request 4 is admitted: empty blocks first, then request 2's cached block is evicted
+//   8. request 4 is admitted: the free queue's order takes the never-used blocks, then
+//      request 2's tail — its partial block, then its cached block, which is evicted
 //   9. request 4 finishes
 //  10. request 2 resumes: its head is still cached, its evicted block is recomputed
 //  11. requests 1, 2 and 3 finish: everything is free, the free queue keeps the prefixes
@@ -48,7 +50,7 @@ struct DemoStep {
   std::string note;                   // why it matters, one or two sentences
   std::vector<CacheEvent> events;     // what the cache did, in order
   std::vector<DemoRequest> requests;  // live requests by id, after the step
-  std::vector<DemoBlock> blocks;      // every block, by id, after the step
+  std::vector<DemoBlock> blocks;      // every block, by id (the null block too), after the step
   std::vector<BlockId> free_queue;    // free blocks, next to be reused first
   KvCacheStats stats;                 // counters after the step
 };
@@ -61,10 +63,11 @@ struct BlockDemo {
 };
 
 // A block after a step: in use (ref count > 0), free but still holding a reusable prefix
-// (a hash: the next allocation that needs it is a prefix hit), or free and empty.
-enum class DemoBlockState : uint8_t { kUsed, kCachedFree, kFree };
+// (a hash: the next allocation that needs it is a prefix hit), free and empty, or the null
+// block (block 0: reserved, never handed out).
+enum class DemoBlockState : uint8_t { kUsed, kCachedFree, kFree, kNull };
 DemoBlockState demo_block_state(const DemoBlock& block);
-// "used", "cached_free", "free".
+// "used", "cached_free", "free", "null".
 std::string_view demo_block_state_name(DemoBlockState state);
 
 // Runs the scenario with the named eviction policy (lru, lfu, fifo or none).

@@ -15,8 +15,14 @@ using BlockId = uint32_t;
 using BlockHash = uint64_t;
 using RequestId = uint64_t;
 
+// Block 0 of a device pool is reserved as vLLM v1's null block (BlockPool with
+// NullBlock::kReserved, core/block_pool.h): never free, never handed out, so a pool of N blocks
+// lends out N - 1, ids 1 .. N-1, exactly as vLLM does. Lower tiers reserve none.
+inline constexpr BlockId kReservedNullBlock = 0;
+
 // A block-table entry that holds no block: the retention policy dropped every position of that
-// block (vLLM's null block for sliding windows). The kernels must skip it; it is never freed.
+// block. vLLM writes its null block (block 0) there; kvsim writes this sentinel so that the
+// kernels skip the entry instead of reading block 0. It is never freed.
 inline constexpr BlockId kNullBlock = std::numeric_limits<BlockId>::max();
 
 // A block-table entry of a request whose blocks are swapped out to the host tier.

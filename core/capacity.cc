@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "core/checked_math.h"
@@ -13,35 +12,63 @@
 namespace kvsim {
 namespace {
 
-constexpr uint64_t kScaleZeroBits = 32;  // one fp16 scale + one fp16 zero point per group
-
-// Bits of one head vector of `elements` elements, group scales included.
-uint64_t vector_bits(uint64_t elements, const KvStorage& storage) {
-  uint64_t bits = elements * dtype_bits(storage.dtype);
-  if (storage.quant_group > 0) bits += ceil_div(elements, storage.quant_group) * kScaleZeroBits;
-  return bits;
-}
-
-uint64_t scale_bits_per_vector(const KvShape& shape, const KvStorage& storage) {
-  if (storage.quant_group == 0) return 0;
-  return ceil_div(shape.vector_elements, storage.quant_group) * kScaleZeroBits;
-}
-
 Status overflow_error(const std::string& what) {
   return Status::invalid_argument(what + " does not fit in 64 bits; check the sizes given");
 }
 
+// kv_bytes_for_request of a hybrid model: each group's tokens kept and its states, exactly.
+StatusOr<uint64_t> hybrid_request_bytes(const CapacityQuery& query, const CapacityResult& r) {
+  uint64_t bits = 0;
+  for (const LayerGroupBytes& g : r.groups) {
+    const uint64_t kept = g.group.kind == LayerKind::kSlidingWindow
+                              ? std::min<uint64_t>(r.seq_len, g.group.window_tokens)
+                              : r.seq_len;
+    const auto tokens = checked_mul(kept, g.bits_per_token);
+    const auto state = checked_mul(g.state_bits_per_layer, g.group.num_layers);
+    const auto sum = tokens && state ? checked_add(*tokens, *state) : std::nullopt;
+    const auto total = sum ? checked_add(bits, *sum) : std::nullopt;
+    if (!total) return overflow_error("kv_bytes_for_request");
+    bits = *total;
+  }
+  const auto all = checked_mul(bits, query.batch);
+  if (!all) return overflow_error("kv_bytes_for_request");
+  return ceil_div(*all, kBitsPerByte);
+}
+
+Status fill_hybrid_terms(const ModelSpec& model, const CapacityQuery& query, CapacityResult* out) {
+  KVSIM_ASSIGN_OR_RETURN(KvCachePlan plan, plan_kv_cache(model, query.kv, query.tp, out->block_size,
+                                                         out->nz, out->nz_width));
+  out->kv_bits_per_token = 0;
+  out->kv_bits_per_token_per_device = 0;
+  for (const LayerGroupBytes& g : out->groups) {
+    out->kv_bits_per_token += g.bits_per_token;
+    out->kv_bits_per_token_per_device += g.bits_per_token_per_device;
+  }
+  out->block_size = plan.min_block_size();
+  out->tokens_kept_per_seq = out->seq_len;
+  KVSIM_ASSIGN_OR_RETURN(out->kv_bytes_for_request, hybrid_request_bytes(query, *out));
+  out->kv_bytes_per_block = plan.bytes_per_block();
+  KVSIM_ASSIGN_OR_RETURN(
+      KvCachePlan nd_plan,
+      plan_kv_cache(model, query.kv, query.tp, out->block_size, /*nz=*/false, out->nz_width));
+  out->kv_bytes_per_block_nd = nd_plan.bytes_per_block();
+  out->blocks_per_seq = blocks_per_request(plan, out->seq_len, query.max_num_batched_tokens);
+  out->hybrid = std::move(plan);
+  return Status::ok();
+}
+
 // Everything in the result that needs only the model and the storage.
 Status fill_model_terms(const ModelSpec& model, const CapacityQuery& query, CapacityResult* out) {
+  KVSIM_ASSIGN_OR_RETURN(out->groups, layer_group_bytes(model, query.kv, query.tp));
   out->shape_model = kv_shape(model, 1);
   out->shape_per_device = kv_shape(model, query.tp);
-  out->kv_bits_per_token = kv_bits_per_token(out->shape_model, query.kv);
-  out->kv_bits_per_token_per_device = kv_bits_per_token(out->shape_per_device, query.kv);
   out->seq_len = query.seq_len > 0 ? query.seq_len : model.max_position_embeddings;
   if (out->seq_len == 0) out->seq_len = 1024;
-  out->tokens_kept_per_seq = model.sliding_window_tokens > 0
-                                 ? std::min<uint64_t>(out->seq_len, model.sliding_window_tokens)
-                                 : out->seq_len;
+  if (is_hybrid(model)) return fill_hybrid_terms(model, query, out);
+  out->kv_bits_per_token = kv_bits_per_token(out->shape_model, query.kv);
+  out->kv_bits_per_token_per_device = kv_bits_per_token(out->shape_per_device, query.kv);
+  const uint32_t window = uniform_window_tokens(model);
+  out->tokens_kept_per_seq = window > 0 ? std::min<uint64_t>(out->seq_len, window) : out->seq_len;
   const auto tokens = checked_mul(query.batch, out->tokens_kept_per_seq);
   const auto bits = tokens ? checked_mul(*tokens, out->kv_bits_per_token) : std::nullopt;
   if (!bits) return overflow_error("kv_bytes_for_request");
@@ -51,24 +78,33 @@ Status fill_model_terms(const ModelSpec& model, const CapacityQuery& query, Capa
   out->kv_bytes_per_block = out->nz ? kv_bytes_per_block_nz(out->shape_per_device, query.kv,
                                                             out->block_size, out->nz_width)
                                     : out->kv_bytes_per_block_nd;
+  out->blocks_per_seq = ceil_div(out->tokens_kept_per_seq, out->block_size);
   return Status::ok();
 }
 
-// The per-device budget and everything derived from the block count.
+// The weights one device holds (core/weight_memory.h) and the query's budget: given, or the
+// engine's (core/capacity_plan.h); this file only turns a budget into blocks.
 void fill_budget_terms(const ModelSpec& model, const CapacityQuery& query, CapacityResult* out) {
   if (model.num_params > 0) {
     out->weight_bytes = loaded_weight_bytes(model, query.weight_dtype, query.tp);
   }
   out->kv_budget_bytes = query.kv_budget_bytes;
-  if (!out->kv_budget_bytes) return;
-  const uint64_t blocks = *out->kv_budget_bytes / out->kv_bytes_per_block;
-  out->num_blocks = blocks;
-  out->max_tokens = blocks * out->block_size;  // <= budget bytes, cannot overflow
-  out->max_batch_at_seq_len = blocks / ceil_div(out->tokens_kept_per_seq, out->block_size);
+}
+
+// Blocks, tokens and sequences of a uniform model from the budget. Block 0 is the pool's null
+// block (vLLM's), so a request can use one block fewer than the budget holds; the token count
+// is of all blocks, as vLLM's start-up log prints it.
+void fill_counts(const ModelSpec& model, const CapacityQuery& query, CapacityResult* out) {
+  const uint64_t all_blocks = *out->kv_budget_bytes / out->kv_bytes_per_block;
+  out->num_blocks = all_blocks;
+  out->max_tokens = all_blocks * out->block_size;               // <= budget bytes, cannot overflow
+  const uint64_t blocks = all_blocks > 0 ? all_blocks - 1 : 0;  // less the null block
+  out->num_usable_blocks = blocks;
+  out->max_batch_at_seq_len = blocks / out->blocks_per_seq;
   const uint64_t per_seq_tokens = blocks / query.batch * out->block_size;
   uint64_t max_len = per_seq_tokens;
-  const bool window_fits =
-      model.sliding_window_tokens > 0 && per_seq_tokens >= model.sliding_window_tokens;
+  const uint32_t window = uniform_window_tokens(model);
+  const bool window_fits = window > 0 && per_seq_tokens >= window;
   if (model.max_position_embeddings > 0 &&
       (window_fits || max_len > model.max_position_embeddings)) {
     max_len = model.max_position_embeddings;
@@ -77,60 +113,41 @@ void fill_budget_terms(const ModelSpec& model, const CapacityQuery& query, Capac
   out->max_seq_len_at_batch = max_len;
 }
 
-}  // namespace
-
-KvShape kv_shape(const ModelSpec& model, uint32_t tp) {
-  KvShape shape;
-  shape.num_layers = model.num_layers;
-  if (model.attention == AttentionKind::kMla) {
-    shape.num_tensors = 1;
-    shape.heads = 1;
-    shape.vector_elements = model.kv_lora_rank + model.qk_rope_head_dim;
-    return shape;
+// The same for a hybrid model, by core/kv_groups.h. The longest sequence for `batch`
+// sequences is searched: blocks per request grow with the length (monotone).
+void fill_hybrid_counts(const ModelSpec& model, const CapacityQuery& query, CapacityResult* out) {
+  const KvCachePlan& plan = *out->hybrid;
+  const uint64_t blocks = *out->kv_budget_bytes / out->kv_bytes_per_block;
+  out->num_blocks = blocks;
+  out->max_tokens = reported_tokens(plan, blocks);
+  out->max_batch_at_seq_len = blocks / out->blocks_per_seq;
+  const uint64_t limit =
+      model.max_position_embeddings > 0 ? model.max_position_embeddings : uint64_t{1} << 40;
+  const auto fits = [&](uint64_t len) {
+    const auto need =
+        checked_mul(query.batch, blocks_per_request(plan, len, query.max_num_batched_tokens));
+    return need && *need <= blocks;
+  };
+  uint64_t low = 0;  // fits (or 0)
+  uint64_t high = limit + 1;
+  while (high - low > 1) {
+    const uint64_t mid = low + (high - low) / 2;
+    (fits(mid) ? low : high) = mid;
   }
-  shape.num_tensors = 2;
-  shape.heads = std::max<uint32_t>(1, model.num_kv_heads / std::max<uint32_t>(1, tp));
-  shape.vector_elements = model.head_dim;
-  return shape;
+  out->max_seq_len_at_batch = low;
+  out->max_seq_len_capped = low == limit && model.max_position_embeddings > 0;
 }
 
-uint64_t kv_bits_per_token(const KvShape& shape, const KvStorage& storage) {
-  return uint64_t{shape.num_layers} * shape.num_tensors * shape.heads *
-         vector_bits(shape.vector_elements, storage);
-}
-
-uint64_t kv_bytes_per_block_nd(const KvShape& shape, const KvStorage& storage,
-                               uint32_t block_size) {
-  // One layer's K (or V) block is its own allocation: round each up to whole bytes.
-  const uint64_t tensor_bits =
-      uint64_t{block_size} * shape.heads * vector_bits(shape.vector_elements, storage);
-  return uint64_t{shape.num_layers} * shape.num_tensors * ceil_div(tensor_bits, kBitsPerByte);
-}
-
-BlockLayout block_layout(const KvShape& shape, uint32_t block_size, uint32_t nz_width) {
-  BlockLayout layout;
-  layout.block_size = block_size;
-  layout.kv_heads = shape.heads;
-  layout.head_dim = shape.vector_elements;
-  layout.nz_width = nz_width;
-  return layout;
-}
-
-uint64_t kv_bytes_per_block_nz(const KvShape& shape, const KvStorage& storage, uint32_t block_size,
-                               uint32_t nz_width) {
-  const BlockLayout layout = block_layout(shape, block_size, nz_width);
-  const uint64_t data_bits = layout.nz_elements() * dtype_bits(storage.dtype);
-  const uint64_t scale_bits =
-      uint64_t{block_size} * shape.heads * scale_bits_per_vector(shape, storage);
-  return uint64_t{shape.num_layers} * shape.num_tensors *
-         ceil_div(data_bits + scale_bits, kBitsPerByte);
-}
+}  // namespace
 
 StatusOr<CapacityResult> compute_capacity(const ModelSpec& model, const DeviceSpec* device,
                                           const CapacityQuery& query) {
   KVSIM_RETURN_IF_ERROR(validate_model(model));
   if (query.tp == 0) return Status::invalid_argument("--tp must be >= 1");
   if (query.batch == 0) return Status::invalid_argument("--batch must be >= 1");
+  if (query.max_num_batched_tokens == 0) {
+    return Status::invalid_argument("--max-num-batched-tokens must be >= 1");
+  }
   if (model.attention != AttentionKind::kMla && model.num_kv_heads % query.tp != 0 &&
       query.tp % model.num_kv_heads != 0) {
     return Status::invalid_argument(
@@ -157,6 +174,12 @@ StatusOr<CapacityResult> compute_capacity(const ModelSpec& model, const DeviceSp
   KVSIM_RETURN_IF_ERROR(fill_model_terms(model, query, &out));
   if (out.kv_bytes_per_block == 0) return Status::invalid_argument("a KV block has zero bytes");
   fill_budget_terms(model, query, &out);
+  if (!out.kv_budget_bytes) return out;
+  if (out.hybrid) {
+    fill_hybrid_counts(model, query, &out);
+  } else {
+    fill_counts(model, query, &out);
+  }
   return out;
 }
 

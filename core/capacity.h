@@ -8,55 +8,43 @@
 //                = layers x (kv_lora_rank + qk_rope_head_dim) x bytes(dtype)   (MLA latent)
 //   + with quant_group G > 0: an fp16 scale and an fp16 zero point per G elements of each
 //     head vector (groups never span heads): ceil(head_dim / G) x 32 bits per vector.
+//     (core/kv_shape.h)
 //   KV budget    = given, or what the engine sets aside subtracted from the device memory
 //                  (core/engine_memory.h; core/capacity_plan.h asks the engine, then this)
-//   blocks       = floor(KV budget / bytes per block)   (the one place a budget becomes blocks)
+//   blocks       = floor(KV budget / bytes per block)    (vLLM's num_gpu_blocks; the one place
+//                  a budget becomes blocks)
+//   usable       = blocks - 1: block 0 is vLLM's null block, never lent to a request
+//                  (core/block_id.h). The pool is built with `blocks`; max_tokens counts them
+//                  all, as vLLM's "GPU KV cache size" line does; the sequence counts use the
+//                  usable ones, which is what fits.
 // Sizes are counted in bits internally so that int4 stays exact.
+//
+// Hybrid models (is_hybrid: sliding-window layers beside full ones, recurrent layers beside
+// attention; core/model_spec.h) follow vLLM's hybrid KV cache manager (core/kv_groups.h):
+// one page size across the groups, per-group block tables drawing on one pool of blocks,
+// sliding-window groups holding only the window's blocks
+// (cdiv(min(W - 1 + max_num_batched_tokens, seq_len), block) + 1 per request) and recurrent
+// layers one state per sequence:
+//   blocks       = floor(KV budget / page / layers_per_group)
+//   max_tokens   = blocks / num_groups x block        (vLLM's "GPU KV cache size")
+//   sequences    = floor(blocks / sum over groups of the blocks one sequence holds)
+// A uniform model (every layer caches alike) takes the single-group formulas above, exactly
+// as before layer groups existed.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "core/device_spec.h"
 #include "core/dtype.h"
+#include "core/kv_groups.h"
 #include "core/kv_layout.h"
+#include "core/kv_shape.h"
 #include "core/model_spec.h"
 #include "core/status.h"
 
 namespace kvsim {
-
-// How the KV cache is stored.
-struct KvStorage {
-  DType dtype = DType::kFp16;  // element type of cached K and V
-  uint32_t quant_group = 0;    // elements per fp16 scale + zero group; 0 = no group scales
-};
-
-// What one device caches per token: `num_tensors` tensors (K and V, or the MLA latent) per
-// layer, each `heads` vectors of `vector_elements` elements.
-struct KvShape {
-  uint32_t num_layers = 0;
-  uint32_t num_tensors = 2;      // 2 (K, V) or 1 (MLA latent)
-  uint32_t heads = 0;            // KV heads on this device (1 for MLA)
-  uint32_t vector_elements = 0;  // head_dim, or kv_lora_rank + qk_rope_head_dim for MLA
-};
-
-// The cached shape on one of `tp` tensor-parallel devices: KV heads are split over the
-// devices (a device keeps at least one; with tp > kv_heads heads are replicated, as vLLM
-// does); the MLA latent is replicated on every device. tp == 1 gives the whole model.
-KvShape kv_shape(const ModelSpec& model, uint32_t tp);
-
-// Bits of KV cache per token for a shape (all layers, K and V, group scales included).
-uint64_t kv_bits_per_token(const KvShape& shape, const KvStorage& storage);
-
-// Bytes of one block of `block_size` tokens, all layers, K and V, in the ND layout.
-uint64_t kv_bytes_per_block_nd(const KvShape& shape, const KvStorage& storage, uint32_t block_size);
-// The same block in the NZ layout: each layer's K and V block padded as in kv_layout.h,
-// group scales (unpadded) added.
-uint64_t kv_bytes_per_block_nz(const KvShape& shape, const KvStorage& storage, uint32_t block_size,
-                               uint32_t nz_width);
-
-// The block geometry of one layer's K (or V) block for a shape.
-BlockLayout block_layout(const KvShape& shape, uint32_t block_size, uint32_t nz_width);
 
 // Inputs of a capacity question. Defaults follow vLLM where it has one.
 struct CapacityQuery {
@@ -66,6 +54,10 @@ struct CapacityQuery {
   uint32_t tp = 1;                    // tensor-parallel devices sharing weights and KV heads
   uint64_t batch = 1;                 // sequences, for kv_bytes_for_request
   uint64_t seq_len = 0;               // tokens per sequence; 0 = the model's max positions
+  // Hybrid models: the chunked-prefill budget a sliding-window group's blocks must cover
+  // (vLLM's max_num_batched_tokens; core/capacity_plan.h sets the engine's resolved value;
+  // 8192 is `vllm serve`'s default on >= 70 GiB GPUs other than the A100, 2048 on the others).
+  uint64_t max_num_batched_tokens = 8192;
   // The KV budget per device: given (--kv-budget-bytes), or the engine's available KV memory
   // (core/capacity_plan.h fills it from core/engine_memory.h). Empty: no block counts.
   std::optional<uint64_t> kv_budget_bytes;
@@ -88,11 +80,22 @@ struct CapacityResult {
   uint64_t kv_bytes_for_request = 0;             // whole model: batch x tokens kept x bytes/token
   std::optional<uint64_t> weight_bytes;          // per device, core/weight_memory.h
   std::optional<uint64_t> kv_budget_bytes;       // per device (the query's)
-  std::optional<uint64_t> num_blocks;            // per device pool size
-  std::optional<uint64_t> max_tokens;            // num_blocks x block_size
-  std::optional<uint64_t> max_batch_at_seq_len;  // sequences of seq_len that fit
+  std::optional<uint64_t> num_blocks;            // per device pool size, null block included
+  std::optional<uint64_t> num_usable_blocks;     // num_blocks - 1 (0 when there are none)
+  std::optional<uint64_t> max_tokens;            // num_blocks x block_size (vLLM's log line)
+  std::optional<uint64_t> max_batch_at_seq_len;  // sequences of seq_len that fit (usable blocks)
   std::optional<uint64_t> max_seq_len_at_batch;  // tokens per sequence for `batch` sequences
   bool max_seq_len_capped = false;  // max_seq_len_at_batch was cut to the model's max positions
+
+  // Every layer group's bytes (one entry for a uniform model).
+  std::vector<LayerGroupBytes> groups;
+  // Hybrid models only: vLLM's KV cache groups and their common page. For them
+  // kv_bits_per_token sums the attention groups (what one more token adds while every window
+  // is still filling), kv_bytes_per_block is one block id across the layers_per_group tensors,
+  // kv_bytes_for_request counts each group's tokens kept and the recurrent states exactly,
+  // tokens_kept_per_seq is seq_len, and the counts follow core/kv_groups.h.
+  std::optional<KvCachePlan> hybrid;
+  uint64_t blocks_per_seq = 0;  // blocks one sequence of seq_len holds (all groups)
 };
 
 // Validates the query against the model and device (dtype supported, tp divides heads or

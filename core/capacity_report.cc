@@ -4,6 +4,7 @@
 
 #include "core/checked_math.h"
 #include "core/engine_memory_report.h"
+#include "core/group_report.h"
 #include "core/text_format.h"
 
 namespace kvsim {
@@ -28,6 +29,7 @@ void describe_inputs(const ModelSpec& model, const DeviceSpec* device, const Cap
       << model.num_kv_heads << " KV heads x " << model.head_dim;
   if (model.sliding_window_tokens > 0) out << ", sliding window " << model.sliding_window_tokens;
   out << ")\n";
+  if (!model.layer_groups.empty()) out << "Layers  " << describe_layer_groups(model) << "\n";
   if (device != nullptr) {
     out << "Device  " << device->name << " (" << format_bytes(device->memory_bytes) << ", "
         << kv_layout_name(device->kv_layout) << " layout)\n";
@@ -63,6 +65,22 @@ void explain_token_bytes(const ModelSpec& model, const CapacityQuery& query,
     out << "  per device with TP " << query.tp << ": " << r.shape_per_device.heads
         << " KV heads -> " << bits_as_bytes(r.kv_bits_per_token_per_device) << " B\n";
   }
+}
+
+// A hybrid model: each group's bytes, then vLLM's KV cache groups (core/kv_groups.h).
+void explain_hybrid_bytes(const CapacityQuery& query, const CapacityResult& r,
+                          std::ostringstream& out) {
+  out << "KV bytes by layer group (whole model)\n"
+      << layer_group_lines(r.groups, query.kv, query.tp) << "  = "
+      << bits_as_bytes(r.kv_bits_per_token) << " B per token over the attention groups";
+  if (query.tp > 1)
+    out << " (" << bits_as_bytes(r.kv_bits_per_token_per_device) << " B per device)";
+  out << "\nvLLM KV cache groups (one device)\n" << kv_cache_plan_lines(*r.hybrid);
+  if (r.nz)
+    out << "  (NZ pages; the ND block would be " << bytes_line(r.kv_bytes_per_block_nd) << ")\n";
+  out << "KV bytes for the request (" << format_count(query.batch) << " x "
+      << format_count(r.seq_len) << " tokens; sliding groups keep their window, recurrent groups "
+      << "one state)\n  = " << bytes_line(r.kv_bytes_for_request) << "\n";
 }
 
 void explain_block_and_request(const CapacityQuery& query, const CapacityResult& r,
@@ -102,20 +120,45 @@ void explain_budget(const ModelSpec& model, const CapacityPlan& plan, std::ostri
   }
 }
 
+void explain_hybrid_counts(const ModelSpec& model, const CapacityQuery& query,
+                           const CapacityResult& r, std::ostringstream& out) {
+  const KvCachePlan& plan = *r.hybrid;
+  out << "Blocks = floor(budget / bytes per block id) = floor(" << format_count(*r.kv_budget_bytes)
+      << " / " << format_count(r.kv_bytes_per_block) << ") = " << format_count(*r.num_blocks)
+      << "\nMax tokens (vLLM's \"GPU KV cache size\") = floor(blocks / " << plan.groups.size()
+      << " groups) x " << plan.min_block_size() << " = " << format_count(*r.max_tokens)
+      << "\nBlocks per sequence of " << format_count(r.seq_len)
+      << " tokens = " << blocks_per_request_formula(plan, r.seq_len, query.max_num_batched_tokens)
+      << " = " << format_count(r.blocks_per_seq) << "  (max_num_batched_tokens "
+      << format_count(query.max_num_batched_tokens) << ")\nMax sequences of "
+      << format_count(r.seq_len) << " tokens = floor(" << format_count(*r.num_blocks) << " / "
+      << format_count(r.blocks_per_seq) << ") = " << format_count(*r.max_batch_at_seq_len)
+      << "\nMax tokens per sequence at batch " << format_count(query.batch)
+      << " = the longest whose blocks fit = " << format_count(*r.max_seq_len_at_batch);
+  if (r.max_seq_len_capped) {
+    out << " (capped at the model's " << format_count(model.max_position_embeddings)
+        << " positions)";
+  }
+  out << "\n";
+}
+
 void explain_counts(const ModelSpec& model, const CapacityPlan& plan, std::ostringstream& out) {
   const CapacityQuery& query = plan.query;
   const CapacityResult& r = plan.capacity;
   if (!r.num_blocks) return;
+  if (r.hybrid) return explain_hybrid_counts(model, query, r, out);
   const uint64_t blocks_per_seq = ceil_div(r.tokens_kept_per_seq, r.block_size);
   out << "Blocks = floor(budget / bytes per block) = floor(" << format_count(*r.kv_budget_bytes)
       << " / " << format_count(r.kv_bytes_per_block) << ") = " << format_count(*r.num_blocks)
       << "\nMax tokens = blocks x block_size = " << format_count(*r.max_tokens)
-      << "\nMax sequences of " << format_count(r.seq_len) << " tokens = floor(blocks / ceil("
-      << format_count(r.tokens_kept_per_seq) << " / " << r.block_size << ")) = floor("
-      << format_count(*r.num_blocks) << " / " << format_count(blocks_per_seq)
-      << ") = " << format_count(*r.max_batch_at_seq_len) << "\nMax tokens per sequence at batch "
-      << format_count(query.batch)
-      << " = floor(blocks / batch) x block_size = " << format_count(*r.max_seq_len_at_batch);
+      << " (vLLM's \"GPU KV cache size\")\nUsable blocks = blocks - 1 (block 0 is the null block) "
+         "= "
+      << format_count(*r.num_usable_blocks) << "\nMax sequences of " << format_count(r.seq_len)
+      << " tokens = floor(usable blocks / ceil(" << format_count(r.tokens_kept_per_seq) << " / "
+      << r.block_size << ")) = floor(" << format_count(*r.num_usable_blocks) << " / "
+      << format_count(blocks_per_seq) << ") = " << format_count(*r.max_batch_at_seq_len)
+      << "\nMax tokens per sequence at batch " << format_count(query.batch)
+      << " = floor(usable blocks / batch) x block_size = " << format_count(*r.max_seq_len_at_batch);
   if (r.max_seq_len_capped) {
     out << " (capped at the model's " << format_count(model.max_position_embeddings)
         << " positions)";
@@ -138,9 +181,15 @@ void explain_counts(const ModelSpec& model, const CapacityPlan& plan, std::ostri
 std::string capacity_report(const ModelSpec& model, const DeviceSpec* device,
                             const CapacityPlan& plan) {
   std::ostringstream out;
-  describe_inputs(model, device, plan.query, plan.capacity, out);
-  explain_token_bytes(model, plan.query, plan.capacity, out);
-  explain_block_and_request(plan.query, plan.capacity, out);
+  const CapacityQuery& query = plan.query;
+  const CapacityResult& result = plan.capacity;
+  describe_inputs(model, device, query, result, out);
+  if (result.hybrid) {
+    explain_hybrid_bytes(query, result, out);
+  } else {
+    explain_token_bytes(model, query, result, out);
+    explain_block_and_request(query, result, out);
+  }
   explain_budget(model, plan, out);
   explain_counts(model, plan, out);
   return out.str();
@@ -187,7 +236,9 @@ std::string capacity_table(const ModelSpec& model, const std::vector<CapacityRow
   }
   out << "\nKV budget = what the engine may use (memory x utilization) - weights - the rest it sets"
          "\naside (activation peak, non-torch memory, graphs: 'other'); blocks = floor(budget /"
-         "\nbytes per block); run with one --device for the derivation term by term.\n";
+         "\nbytes per block), block 0 (vLLM's null block) included; max tokens = blocks x block"
+         "\nsize; seqs from the blocks - 1 usable. Run with one --device for the derivation term"
+         "\nby term.\n";
   return out.str();
 }
 

@@ -35,7 +35,8 @@ struct DeviceSpec {
   std::string vendor;  // "nvidia", "huawei"
   std::string source;  // datasheet citation; derived figures say how they were derived
 
-  uint64_t memory_bytes = 0;         // device memory; YAML gives memory_gib or memory_gb
+  uint64_t memory_bytes = 0;         // device memory; YAML gives memory_gib, memory_gb or
+                                     // memory_mib (the driver-reported total, nvidia-smi MiB)
   double memory_bandwidth_gbps = 0;  // peak device-memory bandwidth, GB/s
   double fp16_tflops = 0;            // dense FP16 tensor throughput
   double bf16_tflops = 0;            // dense BF16 throughput; 0 where unsupported

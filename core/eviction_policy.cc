@@ -10,7 +10,8 @@
 namespace kvsim {
 namespace {
 
-// Lane 0 of every policy holds the free blocks without a hash, in the order they were freed.
+// Lane 0 holds the free blocks without a hash (lfu, fifo) or every free block (lru, none), in
+// the order they were freed.
 constexpr uint32_t kEmptyLane = 0;
 
 // A policy whose whole free set lives in the lanes of one FreeBlockQueue.
@@ -30,33 +31,21 @@ class LanePolicy : public EvictionPolicy {
   FreeBlockQueue queue_;
 };
 
-// Least recently used: cached free blocks in lane 1, in the order they were freed.
-class LruPolicy final : public LanePolicy {
+// One lane, every free block in the order it was freed, hashed or not: vLLM v1's single
+// FreeKVCacheBlockQueue. "lru" caches prefixes, "none" does not.
+class FreeOrderPolicy final : public LanePolicy {
  public:
-  explicit LruPolicy(uint32_t num_blocks) : LanePolicy(num_blocks, 2) {}
-  std::string_view name() const override { return "lru"; }
+  FreeOrderPolicy(uint32_t num_blocks, bool caches) : LanePolicy(num_blocks, 1), caches_(caches) {}
+  std::string_view name() const override { return caches_ ? "lru" : "none"; }
+  bool caches_prefixes() const override { return caches_; }
   void push(BlockId block, bool cached) override {
-    queue_.push_back(cached ? kCachedLane : kEmptyLane, block);
-  }
-  BlockId pop() override {
-    return queue_.pop_front(queue_.size(kEmptyLane) > 0 ? kEmptyLane : kCachedLane);
-  }
-
- private:
-  static constexpr uint32_t kCachedLane = 1;
-};
-
-// Prefix caching off: one lane, reused in the order blocks were freed.
-class NoCachePolicy final : public LanePolicy {
- public:
-  explicit NoCachePolicy(uint32_t num_blocks) : LanePolicy(num_blocks, 1) {}
-  std::string_view name() const override { return "none"; }
-  bool caches_prefixes() const override { return false; }
-  void push(BlockId block, bool cached) override {
-    KVSIM_CHECK(!cached, "a block was cached with prefix caching off");
+    KVSIM_CHECK(caches_ || !cached, "a block was cached with prefix caching off");
     queue_.push_back(kEmptyLane, block);
   }
   BlockId pop() override { return queue_.pop_front(kEmptyLane); }
+
+ private:
+  bool caches_;
 };
 
 // Least frequently used: cached free blocks in lane min(uses, 63), uses = 1 + prefix hits
@@ -236,12 +225,17 @@ std::unique_ptr<EvictionPolicy> make(uint32_t num_blocks) {
   return std::make_unique<Policy>(num_blocks);
 }
 
+template <bool kCaches>
+std::unique_ptr<EvictionPolicy> make_free_order(uint32_t num_blocks) {
+  return std::make_unique<FreeOrderPolicy>(num_blocks, kCaches);
+}
+
 // The one table of eviction policies, keyed by their YAML name.
 constexpr PolicyEntry kPolicies[] = {
-    {"lru", &make<LruPolicy>},
+    {"lru", &make_free_order<true>},
     {"lfu", &make<LfuPolicy>},
     {"fifo", &make<FifoPolicy>},
-    {"none", &make<NoCachePolicy>},
+    {"none", &make_free_order<false>},
 };
 
 }  // namespace

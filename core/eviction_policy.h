@@ -7,20 +7,23 @@
 // O(log n)), allocation-free in steady state and deterministic (no hash-map iteration, ties
 // broken by queue order).
 //
-// In every policy a free block that holds no hash (nothing reusable: a partial block, a
-// block never cached, or any block when prefix caching is off) is reused before any cached
-// block, in the order the empty blocks were freed. vLLM v1 appends every freed block to one
-// queue; keeping empty blocks in front means a cached prefix is never evicted while an empty
-// block is free. Among cached free blocks (name, built by make_eviction_policy):
-//   lru   least recently used first: the order the blocks were freed (vLLM v1). A request
-//         frees its blocks tail first, so a sequence's tail is evicted before its shared head.
+// Orders (name, built by make_eviction_policy):
+//   lru   vLLM v1's single free queue: every free block, hashed or not, in the order it was
+//         freed (least recently used first). A request frees its blocks tail first, so a
+//         sequence's tail is evicted before its shared head. A cached prefix block can be
+//         evicted while an empty block freed after it is still free — vLLM does exactly that,
+//         and tests/core/vllm_conformance_test.cc holds lru to vLLM block for block.
 //   lfu   fewest prefix hits first (1 + hits since the block was cached, saturating at 63),
 //         ties least recently freed first.
 //   fifo  cached earliest first, however often the block was hit since (the order the blocks
 //         got their hash). A block freed again must go back to its old place among the free
 //         ones, which no list does in O(1): fifo keeps its cached free blocks in an indexed
 //         4-ary heap keyed by the cache sequence number, O(log n) per operation.
-//   none  prefix caching off: blocks are never cached, so every free block is "empty".
+//   none  prefix caching off: blocks are never cached; one queue in the order of freeing.
+// lfu and fifo are kvsim's own (vLLM has only lru) and keep a free block that holds no hash (a
+// partial block, a block never cached) ahead of every cached one, in the order the empty
+// blocks were freed: with a policy that ranks cached blocks by their worth, reusing an empty
+// block first never costs a prefix.
 #pragma once
 
 #include <cstdint>

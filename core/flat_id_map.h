@@ -52,6 +52,19 @@ class FlatIdMap {
     return true;
   }
 
+  // Stores `value` for the present `key`; returns false and changes nothing when it is absent.
+  bool replace(uint64_t key, uint32_t value) {
+    KVSIM_CHECK(value != kEmpty, "FlatIdMap cannot store kEmpty");
+    for (size_t slot = home(key);; slot = (slot + 1) & mask_) {
+      Entry& entry = entries_[slot];
+      if (entry.value == kEmpty) return false;
+      if (entry.key == key) {
+        entry.value = value;
+        return true;
+      }
+    }
+  }
+
   // Removes `key`; returns false when it was absent.
   bool erase(uint64_t key) {
     size_t slot = home(key);

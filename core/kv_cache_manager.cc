@@ -1,23 +1,22 @@
 #include "core/kv_cache_manager.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 
 #include "core/check.h"
+#include "core/checked_math.h"
 #include "core/prefetch.h"
 
 namespace kvsim {
-namespace {
-
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
-}  // namespace
+namespace {}  // namespace
 
 StatusOr<KvCacheManager> KvCacheManager::create(const KvCacheConfig& config) {
-  if (config.num_blocks == 0 || config.num_blocks > kMaxNumBlocks) {
-    return Status::invalid_argument("KV cache num_blocks must be in [1, " +
-                                    std::to_string(kMaxNumBlocks) + "], got " +
-                                    std::to_string(config.num_blocks));
+  if (config.num_blocks < 2 || config.num_blocks > kMaxNumBlocks) {
+    return Status::invalid_argument(
+        fmt::format("KV cache num_blocks must be in [2, {}] (block 0 is the null block), got {}",
+                    kMaxNumBlocks, config.num_blocks));
   }
   if (config.block_size == 0) {
     return Status::invalid_argument("KV cache block_size must be at least 1 token");
@@ -29,7 +28,7 @@ StatusOr<KvCacheManager> KvCacheManager::create(const KvCacheConfig& config) {
 KvCacheManager::KvCacheManager(const KvCacheConfig& config, std::unique_ptr<EvictionPolicy> policy)
     : block_size_(config.block_size),
       bytes_per_block_(config.bytes_per_block),
-      pool_(config.num_blocks, std::move(policy)),
+      pool_(config.num_blocks, std::move(policy), NullBlock::kReserved),
       index_(config.expected_requests),
       num_host_blocks_(config.num_host_blocks) {
   // A policy that keeps everything never trims; don't pay for asking it.
@@ -240,9 +239,11 @@ void KvCacheManager::free(RequestId id) {
   release_slot(id);
 }
 
-void KvCacheManager::preempt(RequestId id) {
+void KvCacheManager::preempt(RequestId id) { preempt(id, 0); }
+
+void KvCacheManager::preempt(RequestId id, uint64_t num_known_tokens) {
   RequestState& s = state(id);
-  s.num_known_tokens = std::max(s.num_known_tokens, s.num_tokens);
+  s.num_known_tokens = std::max({s.num_known_tokens, s.num_tokens, num_known_tokens});
   release_table(s);
   s.num_tokens = 0;
   s.num_cached_blocks = 0;
@@ -276,12 +277,12 @@ uint64_t KvCacheManager::num_tokens(RequestId id) const { return state(id).num_t
 bool KvCacheManager::is_swapped(RequestId id) const { return state(id).swapped; }
 
 double KvCacheManager::usage() const {
-  return static_cast<double>(pool_.num_used_blocks()) / pool_.num_blocks();
+  return static_cast<double>(pool_.num_used_blocks()) / pool_.num_usable_blocks();
 }
 
 KvCacheStats KvCacheManager::stats() const {
   KvCacheStats out = counters_;
-  out.num_blocks = pool_.num_blocks();
+  out.num_blocks = pool_.num_usable_blocks();
   out.num_used_blocks = pool_.num_used_blocks();
   out.num_cached_free_blocks = pool_.num_cached_free_blocks();
   out.num_empty_free_blocks = pool_.num_free_blocks() - pool_.num_cached_free_blocks();

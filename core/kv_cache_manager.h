@@ -1,7 +1,11 @@
 // KvCacheManager: per-request block tables over one BlockPool — the paged KV cache that the
 // simulator's scheduler allocates against and the kernels' paged attention reads.
 //
-// The scheduler asks, the manager answers (vLLM v1's KVCacheManager). Requests are integer
+// The scheduler asks, the manager answers (vLLM v1's KVCacheManager with one full-attention
+// group; tests/core/vllm_conformance_test.cc replays streams recorded from vLLM's own manager
+// and matches them block for block: ids handed out, hits, free-queue order, evictions, free
+// counts). The pool reserves block 0 as vLLM's null block: of KvCacheConfig::num_blocks,
+// num_blocks - 1 are usable, ids 1 .. num_blocks-1. Requests are integer
 // ids; a request's prompt content is given as prefix block hashes (core/prefix_hash.h), so
 // trace requests without token ids work the same as tokenised ones. Life of a request:
 //
@@ -13,7 +17,7 @@
 //   allocate_slots(id, n) -> allocation                     a chunk or decode token (n = 1)
 //   append_block_hashes(id, hashes)                         content of blocks filled by decode
 //   fork(id, child)                                         parallel sampling / beam search
-//   preempt(id)  or  swap_out(id) ... swap_in(id)           preemption by recompute / by swap
+//   preempt(id[, tokens])  or  swap_out(id) ... swap_in(id) preemption by recompute / by swap
 //   free(id)                                                finished
 //
 // allocate_slots for a request that already holds num_tokens slots:
@@ -48,6 +52,22 @@
 //     blocks) and releases them; swap_in brings them back, reusing a block that is still
 //     cached on the device instead of copying it. Bytes = blocks x bytes_per_block.
 //
+// Where kvsim differs from vLLM v1 on purpose (the conformance test works around each):
+//   - Prefix statistics: vLLM's PrefixCacheStats count at every get_computed_blocks, so a
+//     request the scheduler retries is counted again each step, and preempted requests go to
+//     a separate bucket; kvsim counts once per allocation of a request holding nothing
+//     (num_prefix_query_tokens / num_prefix_hit_tokens), which is a property of the workload,
+//     not of how often a scheduler retried.
+//   - The full-sequence admission gate (vLLM's scheduler_reserve_full_isl: room for the whole
+//     prompt before a chunk is admitted) is a scheduler rule, not the manager's:
+//     allocate_slots checks only the tokens it is given.
+//   - No lookahead slots (speculative decoding) and no KV connector tokens; instead kvsim has
+//     fork with copy-on-write, swap to a host tier and retention trims, which vLLM v1 lacks.
+//   - The hit cap counts the tokens the manager knows: the prompt, the slots held, and what
+//     preempt(id, num_known_tokens) was told. vLLM counts every token of the request,
+//     including a sampled token that never got a slot; a caller that preempts a request with
+//     such a token pending passes its count, or the cap can be a block lower than vLLM's.
+//
 // Invariants (check_invariants()): the pool's (free + used = total, queue and prefix cache
 // agree, no block in two places) and: every block's ref count equals the number of block
 // table entries holding it; a table has ceil(num_tokens / block_size) entries and its last
@@ -77,7 +97,9 @@
 namespace kvsim {
 
 struct KvCacheConfig {
-  uint32_t num_blocks = 0;       // device blocks (CapacityResult::num_blocks), >= 1
+  // Device blocks (CapacityResult::num_blocks, vLLM's num_gpu_blocks), >= 2. Block 0 is the
+  // null block, so num_usable_blocks() are lent out.
+  uint32_t num_blocks = 0;
   uint32_t block_size = 16;      // tokens per block (CapacityResult::block_size), >= 1
   std::string eviction = "lru";  // eviction policy: lru, lfu, fifo, none (prefix caching off)
   uint32_t num_host_blocks = 0;  // host tier for swap, in blocks; 0 = swapping always fails
@@ -87,6 +109,9 @@ struct KvCacheConfig {
   // Applied by allocate_slots as sequences grow; null or "full" keeps everything.
   std::shared_ptr<const RetentionPolicy> retention;
   uint32_t expected_requests = 64;  // sizing hint for the request table; it grows as needed
+
+  // The blocks requests can hold: num_blocks less the null block.
+  uint32_t num_usable_blocks() const { return num_blocks > 0 ? num_blocks - 1 : 0; }
 };
 
 // The longest cached prefix of a waiting request: its blocks, as get_computed_blocks() found
@@ -126,7 +151,7 @@ struct SlotAllocation {
 
 // Counters for time series and reports. used + cached_free + empty_free = num_blocks.
 struct KvCacheStats {
-  uint32_t num_blocks = 0;
+  uint32_t num_blocks = 0;              // usable blocks (the null block is not counted)
   uint32_t num_used_blocks = 0;         // ref count > 0
   uint32_t num_cached_free_blocks = 0;  // free, still holding a reusable prefix block
   uint32_t num_empty_free_blocks = 0;   // free, nothing reusable
@@ -187,6 +212,15 @@ class KvCacheManager {
   // and makes the request wait again; its known tokens (prompt + tokens held) and hashes are
   // kept, so get_computed_blocks finds what is still cached when it is rescheduled.
   void preempt(RequestId id);
+  // The same, the request having num_known_tokens tokens now (vLLM's num_tokens: those held
+  // plus any appended without a slot, e.g. the sampled token of a step that found no room).
+  // They raise the hit cap of the re-admission as in vLLM.
+  void preempt(RequestId id, uint64_t num_known_tokens);
+
+  // vLLM's reset_prefix_cache (e.g. after a weight update): when no request holds a block,
+  // drops every cached hash and returns true; the free queue keeps its order and no eviction
+  // is counted. While any block is held it returns false and changes nothing.
+  bool reset_prefix_cache() { return pool_.reset_prefix_cache(); }
 
   // A new request `child` sharing every block of `parent` (ref counts + 1): same tokens, same
   // hashes. Appending into a shared partial block later copies it (copy-on-write). The parent
@@ -221,7 +255,7 @@ class KvCacheManager {
   // ---- the cache ------------------------------------------------------------------------
   uint32_t block_size() const { return block_size_; }
   uint32_t num_free_blocks() const { return pool_.num_free_blocks(); }
-  // Fraction of blocks in use (ref count > 0), 0..1.
+  // Fraction of the usable blocks in use (ref count > 0), 0..1 (vLLM's get_usage).
   double usage() const;
   KvCacheStats stats() const;
   const BlockPool& pool() const { return pool_; }

@@ -116,7 +116,8 @@ void KvCacheManager::check_request(const RequestState& s, std::vector<uint32_t>*
                 who("block table mixes swapped and device entries"));
     swapped += block == kSwappedBlock ? 1 : 0;
     if (!holds_block(block)) continue;
-    KVSIM_CHECK(block < pool_.num_blocks(), who("block id out of range"));
+    KVSIM_CHECK(block >= pool_.first_usable_block() && block < pool_.num_blocks(),
+                who("block id out of range (or the null block)"));
     ++(*refs)[block];
     const std::optional<BlockHash> hash = pool_.block_hash(block);
     KVSIM_CHECK(!hash.has_value() || k >= s.hashes.size() || *hash == s.hashes[k],

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/check.h"
+#include "core/group_report.h"
 #include "core/text_format.h"
 
 namespace kvsim {
@@ -59,8 +60,13 @@ std::string layout_report(const ModelSpec& model, DType dtype, const BlockLayout
                           const std::optional<LayoutPick>& pick) {
   const double bytes = dtype_bits(dtype) / 8.0;
   std::string out;
-  appendf(&out, "One layer's K (or V) block of %s, %s, %u tokens\n\n", model.name.c_str(),
+  appendf(&out, "One layer's K (or V) block of %s, %s, %u tokens\n", model.name.c_str(),
           std::string(dtype_name(dtype)).c_str(), layout.block_size);
+  if (is_hybrid(model)) {
+    appendf(&out, "(an attention layer with the model's %u KV heads; groups: %s)\n",
+            model.num_kv_heads, describe_layer_groups(model).c_str());
+  }
+  out += "\n";
   appendf(&out, "ND [block_size, kv_heads, head_dim] = %s: %s elements, %s B\n",
           shape_text(layout.nd_shape()).c_str(), format_count(layout.nd_elements()).c_str(),
           format_number(layout.nd_elements() * bytes).c_str());
@@ -73,6 +79,11 @@ std::string layout_report(const ModelSpec& model, DType dtype, const BlockLayout
   appendf(&out, "NZ padding: %s%% of the NZ block\n",
           format_fixed(100.0 * layout.nz_padding_fraction(), 2).c_str());
   if (pick) append_pick(layout, *pick, &out);
+  auto groups = layer_group_bytes(model, KvStorage{dtype, 0}, 1);
+  if (groups.is_ok()) {
+    out += "\nKV bytes by layer group (whole model, " + std::string(dtype_name(dtype)) + ")\n";
+    out += layer_group_lines(*groups, KvStorage{dtype, 0}, 1);
+  }
   return out;
 }
 

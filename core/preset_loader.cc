@@ -7,34 +7,9 @@
 namespace kvsim {
 namespace {
 
-// Upper bounds that reject absurd values while admitting every real model and device.
-constexpr uint32_t kMaxLayers = 10'000;
-constexpr uint32_t kMaxHeads = 65'536;
-constexpr uint32_t kMaxHeadDim = 65'536;
-constexpr uint32_t kMaxWidth = 1u << 26;
-constexpr uint32_t kMaxPositions = 1u << 31;
-constexpr uint64_t kMaxParams = 10'000'000'000'000'000ull;  // 10^16
-constexpr double kMaxGib = 1u << 20;                        // 1 PiB of device memory
-constexpr double kMaxRate = 1e7;                            // GB/s or TFLOPS
-
-void read_model_shape(ConfigReader& r, ModelSpec& spec) {
-  r.required("num_layers", &spec.num_layers, 1u, kMaxLayers);
-  r.required("hidden_size", &spec.hidden_size, 1u, kMaxWidth);
-  r.required("num_attention_heads", &spec.num_attention_heads, 1u, kMaxHeads);
-  r.required("num_kv_heads", &spec.num_kv_heads, 1u, kMaxHeads);
-  r.required("head_dim", &spec.head_dim, 1u, kMaxHeadDim);
-  r.required("intermediate_size", &spec.intermediate_size, 1u, kMaxWidth);
-  r.required("vocab_size", &spec.vocab_size, 1u, kMaxWidth * 16);
-  r.required("max_position_embeddings", &spec.max_position_embeddings, 1u, kMaxPositions);
-  r.required("num_params", &spec.num_params, 1ull, kMaxParams);
-  spec.num_active_params = spec.num_params;
-  r.optional("num_active_params", &spec.num_active_params, 1ull, kMaxParams);
-  r.optional("tie_word_embeddings", &spec.tie_word_embeddings);
-  r.required_with("attention", &spec.attention, parse_into<parse_attention_kind>);
-  r.optional("sliding_window_tokens", &spec.sliding_window_tokens, 1u, kMaxPositions);
-  r.optional("kv_lora_rank", &spec.kv_lora_rank, 1u, kMaxHeadDim);
-  r.optional("qk_rope_head_dim", &spec.qk_rope_head_dim, 1u, kMaxHeadDim);
-}
+// Upper bounds that reject absurd values while admitting every real device.
+constexpr double kMaxGib = 1u << 20;  // 1 PiB of device memory
+constexpr double kMaxRate = 1e7;      // GB/s or TFLOPS
 
 void read_kv_dtypes(ConfigReader& r, DeviceSpec& spec) {
   const ConfigNode* list = r.child("kv_dtypes");
@@ -75,33 +50,22 @@ void read_nz_widths(ConfigReader& r, DeviceSpec& spec) {
 void read_memory(ConfigReader& r, DeviceSpec& spec) {
   double gib = 0;
   double gb = 0;
+  double mib = 0;
   r.optional("memory_gib", &gib, 1e-3, kMaxGib);
   r.optional("memory_gb", &gb, 1e-3, kMaxGib);
+  r.optional("memory_mib", &mib, 1e-3, kMaxGib * 1024);
   if (!r.status().is_ok()) return;
-  if ((gib > 0) == (gb > 0)) {
+  if ((gib > 0) + (gb > 0) + (mib > 0) != 1) {
     return r.fail(
-        "give the device memory as exactly one of memory_gib (2^30 bytes) or "
-        "memory_gb (vendor GB, 10^9 bytes)");
+        "give the device memory as exactly one of memory_gib (2^30 bytes), memory_gb "
+        "(vendor GB, 10^9 bytes) or memory_mib (2^20 bytes, as nvidia-smi and npu-smi report)");
   }
-  spec.memory_bytes =
-      gib > 0 ? static_cast<uint64_t>(gib * kBytesPerGiB) : static_cast<uint64_t>(gb * kGB);
+  spec.memory_bytes = gib > 0  ? static_cast<uint64_t>(gib * kBytesPerGiB)
+                      : gb > 0 ? static_cast<uint64_t>(gb * kGB)
+                               : static_cast<uint64_t>(mib * static_cast<double>(kMiB));
 }
 
 }  // namespace
-
-StatusOr<ModelSpec> model_from_config(const ConfigNode& node, const std::string& default_name) {
-  ModelSpec spec;
-  spec.name = default_name;
-  ConfigReader r(node, "model preset");
-  r.optional("name", &spec.name);
-  r.required("source", &spec.source);
-  r.allow("description");
-  read_model_shape(r, spec);
-  KVSIM_RETURN_IF_ERROR(r.finish());
-  Status valid = validate_model(spec);
-  if (!valid.is_ok()) return error_at(node.mark(), valid.message());
-  return spec;
-}
 
 StatusOr<DeviceSpec> device_from_config(const ConfigNode& node, const std::string& default_name) {
   DeviceSpec spec;

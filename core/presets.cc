@@ -6,6 +6,7 @@
 
 #include "core/embedded_presets.h"
 #include "core/enum_names.h"
+#include "core/hf_config.h"
 #include "core/names.h"
 #include "core/preset_loader.h"
 #include "core/yaml_io.h"
@@ -58,7 +59,7 @@ bool looks_like_path(std::string_view name_or_path) {
            name_or_path.substr(name_or_path.size() - suffix.size()) == suffix;
   };
   return name_or_path.find('/') != std::string_view::npos || ends_with(".yaml") ||
-         ends_with(".yml");
+         ends_with(".yml") || ends_with(".json");
 }
 
 std::string preset_stem(std::string_view name_or_path) {
@@ -84,7 +85,16 @@ StatusOr<ConfigNode> load_preset_node(PresetKind kind, std::string_view name_or_
   return parse_yaml(*text, virtual_path);
 }
 
+bool is_hf_config_path(std::string_view path) {
+  return path.size() >= 5 && path.substr(path.size() - 5) == ".json";
+}
+
 StatusOr<ModelSpec> load_model(std::string_view name_or_path) {
+  if (is_hf_config_path(name_or_path)) {
+    KVSIM_ASSIGN_OR_RETURN(HfImport imported, import_hf_config_file(std::string(name_or_path),
+                                                                    preset_stem(name_or_path)));
+    return imported.model;
+  }
   KVSIM_ASSIGN_OR_RETURN(ConfigNode node, load_preset_node(PresetKind::kModel, name_or_path));
   return model_from_config(node, preset_stem(name_or_path));
 }

@@ -1,9 +1,11 @@
 // The preset registry: YAML presets embedded in the binary at build time (presets/*), found
 // by name, or any YAML file given by path.
 //
-// A name_or_path that contains '/' or ends in ".yaml"/".yml" is read from disk; anything else
-// is looked up among the embedded presets, and an unknown name lists the valid ones with the
-// nearest match. Embedded presets report their source as "presets/<kind>/<name>.yaml".
+// A name_or_path that contains '/' or ends in ".yaml"/".yml"/".json" is read from disk;
+// anything else is looked up among the embedded presets, and an unknown name lists the valid
+// ones with the nearest match. Embedded presets report their source as
+// "presets/<kind>/<name>.yaml". A model path ending in ".json" is a Hugging Face config.json,
+// read through the importer (core/hf_config.h).
 #pragma once
 
 #include <string>
@@ -38,6 +40,9 @@ StatusOr<ConfigNode> load_preset_node(PresetKind kind, std::string_view name_or_
 
 // The name a preset gets from its reference: the name itself, or a file's stem.
 std::string preset_stem(std::string_view name_or_path);
+
+// True for a path ending in ".json" (a Hugging Face config.json).
+bool is_hf_config_path(std::string_view path);
 
 StatusOr<ModelSpec> load_model(std::string_view name_or_path);
 StatusOr<DeviceSpec> load_device(std::string_view name_or_path);

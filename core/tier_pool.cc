@@ -47,21 +47,23 @@ void TierPool::refresh(BlockId slot) {
   pool_.release(slot);
 }
 
-void TierPool::store(BlockHash hash) { on_evicted(std::span(&hash, 1)); }
+void TierPool::store(BlockHash hash) { put(std::span(&hash, 1)); }
 
-void TierPool::on_evicted(std::span<const BlockHash> hashes) {
+uint64_t TierPool::put(std::span<const BlockHash> hashes) {
   const size_t batch = std::min<size_t>(kMaxBatch, num_slots());
+  uint64_t num_new = 0;
   for (size_t first = 0; first < hashes.size(); first += batch) {
-    store_batch(hashes.subspan(first, std::min(batch, hashes.size() - first)));
+    num_new += store_batch(hashes.subspan(first, std::min(batch, hashes.size() - first)));
     outbox_.send(next_);
   }
+  return num_new;
 }
 
 // Three passes over at most min(kMaxBatch, slots) distinct hashes: look each up (prefetched a
 // few ahead; a resident one is taken out of the eviction order), make room for the new ones
 // with one allocate() (its evictions wait in outbox_), then put every block back in arrival
 // order. Held blocks cannot be evicted by the batch, nor can the batch's new ones.
-void TierPool::store_batch(std::span<const BlockHash> hashes) {
+uint64_t TierPool::store_batch(std::span<const BlockHash> hashes) {
   std::array<BlockId, kMaxBatch> slots;
   std::array<bool, kMaxBatch> resident;
   std::array<BlockId, kMaxBatch> room;
@@ -83,18 +85,19 @@ void TierPool::store_batch(std::span<const BlockHash> hashes) {
     if (resident[i]) continue;
     slots[i] = room[k++];
     const bool cached = pool_.cache(slots[i], hashes[i]);
-    KVSIM_CHECK(cached, "a batch of blocks for tier '" + name_ + "' repeated one");
+    KVSIM_CHECK(cached, "a batch of entries for tier '" + name_ + "' repeated one");
   }
   refreshed_ += hashes.size() - num_new;
   stored_ += num_new;
   for (size_t i = 0; i < hashes.size(); ++i) pool_.release(slots[i]);
+  return num_new;
 }
 
 void TierPool::hit(BlockHash hash) {
   const std::optional<BlockId> slot = pool_.find(hash);
-  KVSIM_CHECK(slot.has_value(), "hit() on a block tier '" + name_ + "' does not hold");
+  KVSIM_CHECK(slot.has_value(), "hit() on an entry tier '" + name_ + "' does not hold");
   refresh(*slot);
-  ++hit_blocks_;
+  ++hits_;
 }
 
 TierStats TierPool::stats() const {
@@ -102,7 +105,7 @@ TierStats TierPool::stats() const {
   s.stored = stored_;
   s.refreshed = refreshed_;
   s.evicted = pool_.num_evictions();
-  s.hit_blocks = hit_blocks_;
+  s.hits = hits_;
   return s;
 }
 
@@ -110,10 +113,10 @@ void TierPool::check_invariants() const {
   pool_.check_invariants();
   KVSIM_CHECK(pool_.num_used_blocks() == 0, "tier '" + name_ + "' has a slot in use at rest");
   KVSIM_CHECK(pool_.num_cached_free_blocks() == pool_.num_cached_blocks(),
-              "tier '" + name_ + "' holds a block outside its free queue");
+              "tier '" + name_ + "' holds an entry outside its free queue");
   KVSIM_CHECK(num_resident() <= num_slots(), "tier '" + name_ + "' exceeds its slots");
   KVSIM_CHECK(stored_ == uint64_t{num_resident()} + pool_.num_evictions(),
-              "tier '" + name_ + "': blocks stored != resident + evicted");
+              "tier '" + name_ + "': entries stored != resident + evicted");
 }
 
 }  // namespace kvsim

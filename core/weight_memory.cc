@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/checked_math.h"
+#include "core/units.h"
+
 namespace kvsim {
 namespace {
 
@@ -18,6 +21,12 @@ uint64_t embedding_params(const ModelSpec& model) {
 }
 
 uint64_t loaded_weight_bytes(const ModelSpec& model, DType weight_dtype, uint32_t tp) {
+  if (!model.weight_quantization.method.empty()) {
+    // The checkpoint names its quantized parameters and their groups (core/model_spec.h):
+    // count those exactly, the rest at the weight dtype.
+    return ceil_div(weight_bits(model, weight_dtype),
+                    uint64_t{kBitsPerByte} * std::max<uint32_t>(tp, 1));
+  }
   const long double params = static_cast<long double>(model.num_params);
   const uint32_t bits = dtype_bits(weight_dtype);
   long double total_bits = params * bits;

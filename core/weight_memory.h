@@ -1,7 +1,9 @@
 // The bytes of model weights one device holds after loading: what an engine's "Model loading
 // took X GiB" reports and what its KV budget subtracts first.
 //
-//   16-bit or wider weights:  params x bytes(weight dtype) / tp
+//   a checkpoint with weight_quantization (core/model_spec.h, from config.json):
+//       weight_bits(model, weight dtype) / 8 / tp       its quantized parameters exactly
+//   otherwise, 16-bit or wider weights:  params x bytes(weight dtype) / tp
 //   narrower (fp8, int8, int4 checkpoints, vLLM's online fp8):
 //       (params - E) x bits(weight dtype) / 8 / tp          the quantized linear layers
 //     + E x 2 B / tp                                         embedding (and untied lm_head)

@@ -4,7 +4,8 @@
 // run_block_demo() returns every step with everything needed to draw it; this model only
 // arranges each step per block, for the plot controller:
 //
-//   state      demo_block_state(): used / cached_free (holds a reusable prefix) / free
+//   state      demo_block_state(): used / cached_free (holds a reusable prefix) / free / null
+//              (block 0, never handed out)
 //   owners     the live requests whose block table holds the block, by request id
 //   marks      what the step's events did to the block: allocated, prefix hit, evicted,
 //              copied (copy-on-write source or target), freed

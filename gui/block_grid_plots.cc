@@ -11,6 +11,7 @@ namespace {
 
 const QColor kCachedFill(184, 225, 134);
 const QColor kFreeFill(235, 235, 235);
+const QColor kNullFill(160, 160, 160);  // block 0, the null block: never handed out
 constexpr double kQueueCellWidth = 0.5;
 
 QString owners_text(const BlockCell& cell) {
@@ -98,6 +99,8 @@ QColor block_fill(const BlockCell& cell) {
       return kCachedFill;
     case DemoBlockState::kFree:
       return kFreeFill;
+    case DemoBlockState::kNull:
+      return kNullFill;
   }
   return kFreeFill;
 }
@@ -106,6 +109,7 @@ QString block_label(const BlockCell& cell) {
   QString text = QString("block %1\nref %2").arg(cell.id).arg(cell.ref_count);
   if (!cell.owners.empty()) text += "\nreq " + owners_text(cell);
   if (cell.state == DemoBlockState::kCachedFree) text += "\ncached";
+  if (cell.state == DemoBlockState::kNull) text += "\nnull block";
   const QString marks = marks_text(cell.marks);
   if (!marks.isEmpty()) text += "\n" + marks;
   return text;

@@ -49,7 +49,7 @@ void render_simulation(const ScenarioDocument& document, const QDir& out, Outcom
                        QStringList* written) {
   auto run = run_scenario(document.tree, document.name, document.base_dir, nullptr, nullptr);
   if (!run.is_ok()) {
-    outcome->fail(run.status(), "memory.png, throughput.png, latency.png");
+    outcome->fail(run.status(), "memory.png, throughput.png, latency.png, cost.png");
     return;
   }
   JobRunner runner;
@@ -82,7 +82,8 @@ void render_ppl(const QDir& out, uint64_t max_tokens, Outcome* outcome, QStringL
 }  // namespace
 
 QStringList render_file_names() {
-  return {"capacity.png", "memory.png", "throughput.png", "latency.png", "ppl.png", "layout.png"};
+  return {"capacity.png", "memory.png", "throughput.png", "latency.png",
+          "cost.png",     "ppl.png",    "layout.png"};
 }
 
 Status save_view_png(QWidget* view, QSize size, const QString& path) {

@@ -9,6 +9,7 @@
 //   memory.png      the KV blocks chart of the scenario's run (kRenderChartSize)
 //   throughput.png  its output tokens/s chart
 //   latency.png     its TTFT and TPOT CDFs
+//   cost.png        its cost model's typical batches, stacked by operator (gui/cost_plots.h)
 //   ppl.png         the PPL chart of the default study on the shared kjv-tiny model, scoring
 //                   the first ppl_max_tokens tokens of its held-out text
 //   layout.png      the Cache and layout view (kRenderViewSize): the blocks demo at the first
@@ -30,10 +31,10 @@ namespace kvsim::gui {
 inline constexpr QSize kRenderViewSize{1600, 1000};
 inline constexpr QSize kRenderChartSize{1200, 700};
 
-// The six file names, in the order they are written.
+// The seven file names, in the order they are written.
 QStringList render_file_names();
 
-// Writes the six pictures into `out_dir` (created). Every picture is attempted; the first
+// Writes the seven pictures into `out_dir` (created). Every picture is attempted; the first
 // failure is returned. `written` gets the paths written.
 Status render_all(const QString& scenario, const QString& out_dir, QStringList* written,
                   uint64_t ppl_max_tokens);

@@ -9,7 +9,7 @@
 namespace kvsim::gui {
 
 void RunRecorder::on_row(const sim::SeriesRow& row) {
-  series_.time_s.push_back(sim::ns_to_seconds(row.time_ns));
+  series_.time_s.push_back(ns_to_s(row.time_ns));
   series_.kv_blocks_used.push_back(row.state.kv_blocks_used);
   series_.kv_blocks_cached_free.push_back(row.state.kv_blocks_cached_free);
   series_.kv_blocks_free.push_back(row.state.kv_blocks_free);
@@ -69,6 +69,7 @@ StatusOr<SimRun> run_scenario(const ConfigNode& tree, const std::string& name,
   run.series = recorder.take_series();
   run.ttft_s = recorder.take_sorted_ttft_s();
   run.tpot_s = recorder.take_sorted_tpot_s();
+  KVSIM_ASSIGN_OR_RETURN(run.cost_bars, sim::explain_batches(setup, sim::typical_batches(setup)));
   return run;
 }
 

@@ -21,6 +21,7 @@
 #include "simulator/output/interval_sampler.h"
 #include "simulator/output/metrics.h"
 #include "simulator/scenario/scenario.h"
+#include "simulator/simulation.h"
 
 namespace kvsim::gui {
 
@@ -64,6 +65,8 @@ struct SimRun {
   RunSeries series;
   std::vector<double> ttft_s;  // sorted ascending
   std::vector<double> tpot_s;  // sorted ascending
+  // Typical batches explained by the scenario's cost model (gui/cost_plots.h).
+  std::vector<sim::ExplainedBatch> cost_bars;
 };
 
 // The empirical CDF of n sorted values: (i + 1) / n for i in [0, n).

@@ -14,6 +14,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "gui/cost_plots.h"
 #include "gui/form_widgets.h"
 #include "gui/job_runner.h"
 #include "gui/plot_panel.h"
@@ -53,6 +54,7 @@ SimulationView::SimulationView(JobRunner* runner, QWidget* parent)
   requests_panel_ = new PlotPanel("requests", "Requests over time", this);
   throughput_panel_ = new PlotPanel("throughput", "Output tokens/s over time", this);
   latency_panel_ = new PlotPanel("latency", "TTFT and TPOT CDFs", this);
+  cost_panel_ = new PlotPanel("cost", "Iteration time by operator (run A's cost model)", this);
   summary_ = new QTableWidget(0, 3, this);
   summary_->setObjectName("sim_summary");
   summary_->setHorizontalHeaderLabels({"metric (summary.json)", "run A", "run B"});
@@ -69,6 +71,7 @@ SimulationView::SimulationView(JobRunner* runner, QWidget* parent)
   grid->addWidget(requests_panel_, 0, 1);
   grid->addWidget(throughput_panel_, 1, 0);
   grid->addWidget(latency_panel_, 1, 1);
+  grid->addWidget(cost_panel_, 2, 0, 1, 2);
   auto* right = new QSplitter(Qt::Horizontal, this);
   right->addWidget(charts);
   right->addWidget(summary_);
@@ -233,6 +236,7 @@ void SimulationView::show_runs() {
   show_requests(requests_panel_, run_a, run_b);
   show_throughput(throughput_panel_, run_a, run_b);
   show_latency(latency_panel_, run_a, run_b);
+  show_cost(cost_panel_, run_a);
   fill_summary(run_a, run_b);
 }
 
@@ -273,7 +277,7 @@ void SimulationView::ask_save() {
 QString SimulationView::error_text() const { return error_->text(); }
 
 QList<PlotPanel*> SimulationView::panels() const {
-  return {kv_panel_, requests_panel_, throughput_panel_, latency_panel_};
+  return {kv_panel_, requests_panel_, throughput_panel_, latency_panel_, cost_panel_};
 }
 
 }  // namespace kvsim::gui

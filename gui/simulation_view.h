@@ -2,7 +2,8 @@
 // happens on the JobRunner's worker thread (progress bar and Cancel in the status bar; the
 // window stays responsive); every finished run is kept, and any two can be overlaid (run A
 // solid, run B dashed): KV blocks over time (used / cached free / free, stacked), running /
-// waiting / swapped requests, output tokens/s, TTFT and TPOT CDFs, and the summary as
+// waiting / swapped requests, output tokens/s, TTFT and TPOT CDFs, run A's iteration time by
+// operator for typical batches (as `kvsim cost` prints it), and the summary as
 // `kvsim simulate` writes it. The edited scenario saves back to YAML.
 //
 // The widget gathers the fields into edits (gui/scenario_form_model.h), hands run_scenario()
@@ -82,6 +83,7 @@ class SimulationView : public QWidget {
   PlotPanel* requests_panel_ = nullptr;
   PlotPanel* throughput_panel_ = nullptr;
   PlotPanel* latency_panel_ = nullptr;
+  PlotPanel* cost_panel_ = nullptr;
   QTableWidget* summary_ = nullptr;
   std::optional<ScenarioDocument> document_;
   std::vector<SimRun> runs_;  // every finished run, oldest first

@@ -28,7 +28,8 @@ StatusOr<LlamaSession> LlamaSession::create(const LlamaModel& model,
   const uint32_t block_size = options.store.block_size;
   if (block_size == 0) return Status::invalid_argument("KV block size must be > 0");
   KvCacheConfig cache;
-  cache.num_blocks = ceil_div(max_tokens, block_size) * options.max_sequences;
+  // Every sequence at full length, plus block 0: the pool's null block, never lent out.
+  cache.num_blocks = ceil_div(max_tokens, block_size) * options.max_sequences + 1;
   cache.block_size = block_size;
   cache.eviction = "none";  // no prefix reuse between the sequences of a session
   cache.expected_requests = options.max_sequences;

@@ -1,5 +1,7 @@
 #include "simulator/simulation.h"
 
+#include <algorithm>
+
 #include "simulator/run/cluster_run.h"
 #include "simulator/run/engine_run.h"
 
@@ -24,6 +26,21 @@ StatusOr<SimulationSetup> prepare_simulation(const Scenario& s) {
 StatusOr<Summary> run_simulation(const SimulationSetup& setup, const RunOptions& options) {
   if (setup.cluster != nullptr) return run_cluster(setup, *setup.cluster, options);
   return run_engine(setup, options);
+}
+
+StatusOr<std::vector<ExplainedBatch>> explain_batches(const SimulationSetup& setup,
+                                                      const std::vector<std::string>& specs) {
+  const uint32_t num_devices =
+      setup.cluster ? setup.cluster->replicas.front().num_devices : setup.scenario.num_devices;
+  return explain_engine_batches(setup, num_devices, specs);
+}
+
+std::vector<std::string> typical_batches(const SimulationSetup& setup) {
+  const uint64_t prompt = std::min<uint64_t>(2048, setup.engine.scheduler.max_num_batched_tokens);
+  const uint64_t context = std::min<uint64_t>(2048, setup.model.max_position_embeddings / 2);
+  const std::string prefill = "prefill:1x" + std::to_string(prompt);
+  const std::string decodes = "decode:32x" + std::to_string(context);
+  return {prefill, "decode:1x" + std::to_string(context), decodes, decodes + "," + prefill};
 }
 
 double price_per_hour_usd(const SimulationSetup& setup) {

@@ -14,7 +14,10 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "simulator/run/explain_batches.h"
 #include "simulator/run/run_options.h"
 #include "simulator/setup/cluster_setup.h"
 #include "simulator/setup/engine_setup.h"
@@ -31,6 +34,15 @@ StatusOr<SimulationSetup> prepare_simulation(const Scenario& scenario);
 
 // Runs the scenario to the end and returns the summary (files written when asked).
 StatusOr<Summary> run_simulation(const SimulationSetup& setup, const RunOptions& options);
+
+// One batch's iteration as the scenario's cost model explains it (the first replica's in a
+// cluster): the GUI's cost bars; `kvsim cost` prints the same for a model and device.
+StatusOr<std::vector<ExplainedBatch>> explain_batches(const SimulationSetup& setup,
+                                                      const std::vector<std::string>& specs);
+// Batches that show where a scenario's time goes: a prefill of min(2048, token budget) tokens,
+// one decode, 32 decodes and the two together, at 2048 cached tokens (capped by the model's
+// length).
+std::vector<std::string> typical_batches(const SimulationSetup& setup);
 
 // The hourly price of the devices the scenario runs on (every replica's), 0 when unknown.
 double price_per_hour_usd(const SimulationSetup& setup);

@@ -159,8 +159,9 @@ Status Cluster::check_tier_layout() const {
   return Status::ok();
 }
 
-// One TierPool per (tier, replica), or one per shared tier; each replica's stack top to
-// bottom, every pool's evictions chained to the tier below.
+// One TierPool per (tier, replica), or one per shared tier, of slots of one chunk each; each
+// replica's stack top to bottom. on_evict: every pool's evictions go to the tier below and
+// HBM's to the replica's ReplicaTiers; write_through: evictions are dropped.
 Status Cluster::build_tiers() {
   const size_t n = engines_.size();
   const size_t k = config_.tiers.size();
@@ -173,6 +174,13 @@ Status Cluster::build_tiers() {
                                     " tiers below HBM");
   }
   KVSIM_RETURN_IF_ERROR(check_tier_layout());
+  std::vector<uint32_t> chunks(n);
+  for (uint32_t r = 0; r < n; ++r) {
+    const ReplicaConfig& replica = config_.replicas[r];
+    KVSIM_ASSIGN_OR_RETURN(
+        chunks[r],
+        blocks_per_chunk(config_.tier_chunk_tokens, replica.engine.cache.block_size, replica.name));
+  }
   std::vector<std::vector<TierPool*>> stacks(n, std::vector<TierPool*>(k, nullptr));
   for (size_t t = 0; t < k; ++t) {
     const TierConfig& tier = config_.tiers[t];
@@ -181,12 +189,14 @@ Status Cluster::build_tiers() {
         stacks[r][t] = stacks[0][t];
         continue;
       }
-      const double slots = std::floor(tier.capacity_bytes /
-                                      static_cast<double>(config_.replicas[r].kv_bytes_per_block));
+      const double chunk_bytes =
+          static_cast<double>(config_.replicas[r].kv_bytes_per_block) * chunks[r];
+      const double slots = std::floor(tier.capacity_bytes / chunk_bytes);
       if (!(slots >= 1) || slots > kMaxNumBlocks) {
         return Status::invalid_argument(
             "tier '" + tier.name + "' holds " + std::to_string(static_cast<uint64_t>(slots)) +
-            " blocks; it must hold between 1 and " + std::to_string(kMaxNumBlocks));
+            (chunks[r] > 1 ? " chunks" : " blocks") + "; it must hold between 1 and " +
+            std::to_string(kMaxNumBlocks));
       }
       KVSIM_ASSIGN_OR_RETURN(
           auto pool, TierPool::create(tier.name, static_cast<uint32_t>(slots), tier.eviction));
@@ -195,18 +205,20 @@ Status Cluster::build_tiers() {
                                     std::move(pool)});
     }
   }
+  const bool on_evict = config_.tier_write_policy == TierWritePolicy::kOnEvict;
   for (uint32_t r = 0; r < n; ++r) {
     std::vector<TierPath> paths;
     for (size_t t = 0; t < k; ++t) {
       const TierConfig& tier = config_.tiers[t];
       paths.push_back({tier.bandwidth_bytes_per_s, std::llround(tier.latency_s * 1e9)});
-      if (t + 1 < k) stacks[r][t]->set_next(stacks[r][t + 1]);
+      if (on_evict && t + 1 < k) stacks[r][t]->set_next(stacks[r][t + 1]);
     }
+    const TierChunking chunking{chunks[r], config_.tier_write_policy};
     replica_tiers_.push_back(std::make_unique<ReplicaTiers>(
         stacks[r], std::move(paths), config_.replicas[r].kv_bytes_per_block,
-        engines_[r]->config().cache.block_size, r));
+        engines_[r]->config().cache.block_size, r, chunking, &engines_[r]->cache().pool()));
     engines_[r]->add_connector(replica_tiers_[r].get());
-    engines_[r]->set_eviction_sink(replica_tiers_[r]->top());
+    if (on_evict) engines_[r]->set_eviction_sink(replica_tiers_[r].get());
   }
   return Status::ok();
 }
@@ -395,10 +407,15 @@ uint32_t Cluster::cached_prefix_blocks(uint32_t replica, const RequestSpec& requ
   const std::vector<BlockHash>& hashes = hashes_at(request, engine.config().cache.block_size);
   const BlockPool& pool = engine.cache().pool();
   const ReplicaTiers* tiers = replica_tiers_[replica].get();
-  uint32_t cached = 0;
-  for (BlockHash hash : hashes) {
-    if (!pool.find(hash).has_value() && (tiers == nullptr || !tiers->holds(hash))) break;
-    ++cached;
+  uint32_t cached = 0;  // blocks in HBM, or whole chunks in some lower tier
+  while (cached < hashes.size()) {
+    if (pool.find(hashes[cached]).has_value()) {
+      ++cached;
+      continue;
+    }
+    const uint32_t end = tiers == nullptr ? 0 : tiers->held_chunk_end(hashes, cached);
+    if (end == 0) break;
+    cached = end;
   }
   return cached;
 }
@@ -469,26 +486,46 @@ void Cluster::report_progress() {
   progress_(p);
 }
 
+// What was put into a tier instance: by the replicas it serves (demoted from HBM into tier 0,
+// or written through into any tier), or evicted into it by the tier above (on_evict).
+uint64_t Cluster::tier_inflow(const TierInstance& tier) const {
+  uint64_t inflow = 0;
+  for (uint32_t r = 0; r < engines_.size(); ++r) {
+    if (tier.owner && *tier.owner != r) continue;
+    inflow += replica_tiers_[r]->offered(tier.tier);
+  }
+  if (config_.tier_write_policy == TierWritePolicy::kWriteThrough) return inflow;
+  for (const TierInstance& above : tiers_) {
+    if (above.tier + 1 != tier.tier) continue;
+    if (tier.owner && above.owner != tier.owner) continue;
+    inflow += above.pool->stats().evicted;
+  }
+  return inflow;
+}
+
 void Cluster::check_invariants() const {
   for (const auto& engine : engines_) engine->cache().check_invariants();
+  for (uint32_t r = 0; r < engines_.size(); ++r) {
+    const ReplicaTiers* tiers = replica_tiers_[r].get();
+    if (tiers == nullptr || tiers->write_policy() != TierWritePolicy::kOnEvict) continue;
+    // A device pool's evicted copy whose twin is still cached sends nothing down.
+    const uint64_t evicted = engines_[r]->cache().pool().num_evicted_contents();
+    if (tiers->blocks_per_chunk() == 1) {
+      KVSIM_CHECK(tiers->offered(0) == evicted, "a replica demoted other than what HBM evicted");
+    } else {
+      KVSIM_CHECK(tiers->offered(0) <= evicted &&
+                      tiers->num_chunks_in_hbm() <= engines_[r]->cache().pool().num_cached_blocks(),
+                  "a replica demoted chunks HBM did not evict, or notes more than HBM holds");
+    }
+  }
   for (const TierInstance& tier : tiers_) {
     tier.pool->check_invariants();
-    // What came in = what the pools directly above evicted.
-    uint64_t inflow = 0;
-    for (uint32_t r = 0; r < engines_.size(); ++r) {
-      if (tier.owner && *tier.owner != r) continue;
-      if (tier.tier == 0) inflow += engines_[r]->cache().pool().num_evictions();
-    }
-    for (const TierInstance& above : tiers_) {
-      if (above.tier + 1 != tier.tier) continue;
-      if (tier.owner && above.owner != tier.owner) continue;
-      inflow += above.pool->stats().evicted;
-    }
     const TierStats s = tier.pool->stats();
+    const uint64_t inflow = tier_inflow(tier);
     KVSIM_CHECK(s.stored + s.refreshed == inflow, "tier '" + tier.pool->name() + "' took in " +
                                                       std::to_string(s.stored + s.refreshed) +
-                                                      " blocks, the pools above evicted " +
-                                                      std::to_string(inflow));
+                                                      " entries, " + std::to_string(inflow) +
+                                                      " were put into it");
   }
 }
 

@@ -30,12 +30,13 @@
 //   bytes = blocks sent x KV bytes per block of the receiver (all of its devices)
 // TTFT is the prefill's first token; the transfer shows in TPOT (and in the transfer times).
 //
-// Tiered pool: see simulator/cluster/kv_tiers.h (demotion on eviction, loads on lower-tier hits).
+// Tiered pool: see simulator/cluster/kv_tiers.h (chunks, demotion on eviction or writes when a
+// prefill ends, loads on lower-tier hits).
 //
 // The cluster reaches into its replicas only through the engine's seams
 // (simulator/engine/kv_connector.h): each replica's ReplicaTiers is a KvConnector (lower-tier
-// hits) and its HBM's EvictionSink (demotion); a decode replica's Peer connector supplies a
-// remote request's prompt KV, a prefill replica's Peer is its KvHandOff.
+// hits, write-through at a prefill's end) and its HBM's EvictionSink (demotion); a decode replica's
+// Peer connector supplies a remote request's prompt KV, a prefill replica's Peer is its KvHandOff.
 #pragma once
 
 #include <atomic>
@@ -84,6 +85,10 @@ struct ClusterConfig {
   std::string decode_router = "least_loaded";  // prefilled requests (over decode replicas)
   KvLinkConfig link;                           // needed when some replica has a role
   std::vector<TierConfig> tiers;               // top to bottom
+  // The tiers' unit and write policy (simulator/cluster/tier_policy.h): tokens per chunk, a
+  // multiple of every replica's block size (0: one block, block-granular tiers).
+  uint32_t tier_chunk_tokens = 0;
+  TierWritePolicy tier_write_policy = TierWritePolicy::kOnEvict;
   uint64_t progress_every_events = uint64_t{1} << 15;
 };
 
@@ -92,8 +97,8 @@ struct TierInstance {
   size_t tier = 0;                // index into ClusterConfig::tiers
   std::optional<uint32_t> owner;  // the replica; none for a shared pool
   std::unique_ptr<TierPool> pool;
-  long double resident_block_ns = 0;  // integral of resident blocks over time
-  uint32_t peak_resident = 0;
+  long double resident_block_ns = 0;  // integral of resident entries (blocks or chunks) over time
+  uint32_t peak_resident = 0;         // entries
 };
 
 // Traffic of one (prefill, decode) pair.
@@ -167,8 +172,10 @@ class Cluster final : private RouterView {
   // The replicas' states summed (time: now).
   EngineSnapshot snapshot() const;
 
-  // KVSIM_CHECKs every replica's cache and every tier, and the conservation of blocks across
-  // tiers: what each tier took in (stored + refreshed) equals what the pools above it evicted.
+  // KVSIM_CHECKs every replica's cache and every tier, and the conservation of entries
+  // across tiers: what each tier took in (stored + refreshed) equals what was put into it —
+  // what the replicas demoted or wrote into it, or what the tier above evicted (on_evict) —
+  // and, block-granular, a replica demotes exactly what its HBM evicts.
   void check_invariants() const;
 
  private:
@@ -185,6 +192,7 @@ class Cluster final : private RouterView {
   Cluster(const ClusterConfig& config, std::unique_ptr<RequestSource> source);
   Status build_tiers();
   Status check_tier_layout() const;
+  uint64_t tier_inflow(const TierInstance& tier) const;
 
   // RouterView
   uint64_t outstanding_tokens(uint32_t replica) const override;

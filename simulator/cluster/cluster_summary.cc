@@ -3,18 +3,18 @@
 #include <algorithm>
 
 #include "core/text_format.h"
+#include "core/units.h"
 
 namespace kvsim::sim {
 namespace {
 
-double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 ReplicaSummary summarize_replica(const Cluster& cluster, size_t r) {
   const Engine& engine = cluster.replica(r);
   const ReplicaConfig& config = cluster.replica_config(r);
   const EngineStats& s = engine.stats();
-  const double duration_s = seconds(cluster.stats().last_event_ns);
+  const double duration_s = ns_to_s(cluster.stats().last_event_ns);
   ReplicaSummary out;
   out.name = config.name;
   out.role = engine.config().scheduler.role;
@@ -31,13 +31,15 @@ ReplicaSummary summarize_replica(const Cluster& cluster, size_t r) {
   out.decode_tokens_per_s = ratio(static_cast<double>(s.decode_tokens), duration_s);
   out.output_tokens_per_s = ratio(static_cast<double>(s.output_tokens), duration_s);
   out.busy_fraction = ratio(static_cast<double>(s.busy_ns), static_cast<double>(s.last_event_ns));
-  const double blocks = static_cast<double>(out.num_blocks);
+  const double blocks = static_cast<double>(engine.config().cache.num_usable_blocks());
   out.kv_usage_peak = ratio(s.kv_blocks_peak, blocks);
   out.kv_usage_mean =
       ratio(static_cast<double>(s.kv_used_block_ns), static_cast<double>(s.last_event_ns) * blocks);
   return out;
 }
 
+// Counts in blocks (a tier's entries are chunks of blocks_per_chunk blocks; shared tiers
+// need one block geometry, so every replica has the same chunk).
 TierSummary summarize_tier(const Cluster& cluster, size_t t) {
   const TierConfig& config = cluster.config().tiers[t];
   const ClusterStats& stats = cluster.stats();
@@ -48,27 +50,37 @@ TierSummary summarize_tier(const Cluster& cluster, size_t t) {
   long double resident_ns = 0;
   for (const TierInstance& instance : cluster.tiers()) {
     if (instance.tier != t) continue;
+    const ReplicaTiers& owner = *cluster.replica_tiers(instance.owner.value_or(0));
+    const uint64_t chunk = owner.blocks_per_chunk();
     const TierStats s = instance.pool->stats();
-    out.slots += instance.pool->num_slots();
-    out.stored_blocks += s.stored;
-    out.refreshed_blocks += s.refreshed;
-    out.evicted_blocks += s.evicted;
-    out.hit_blocks += s.hit_blocks;
-    resident_ns += instance.resident_block_ns;
+    out.chunk_tokens = chunk * cluster.replica_config(0).engine.cache.block_size;
+    out.hit_chunks += s.hits;
+    out.written_bytes += s.stored * owner.bytes_per_chunk();
+    out.slots += uint64_t{instance.pool->num_slots()} * chunk;
+    out.stored_blocks += s.stored * chunk;
+    out.refreshed_blocks += s.refreshed * chunk;
+    out.evicted_blocks += s.evicted * chunk;
+    out.hit_blocks += s.hits * chunk;
+    resident_ns += instance.resident_block_ns * chunk;
     out.usage_peak =
         std::max(out.usage_peak, ratio(instance.peak_resident, instance.pool->num_slots()));
   }
   out.usage_mean = ratio(static_cast<double>(resident_ns),
                          static_cast<double>(stats.last_event_ns) * static_cast<double>(out.slots));
-  int64_t queue_ns = 0;
+  int64_t queue_ns = 0, write_queue_ns = 0;
   for (size_t r = 0; r < cluster.num_replicas(); ++r) {
-    const TierLoadStats& load = cluster.replica_tiers(r)->load_stats(t);
-    out.loads += load.loads;
+    const TierTransferStats& load = cluster.replica_tiers(r)->load_stats(t);
+    out.loads += load.transfers;
     out.load_bytes += load.bytes;
-    out.load_busy_s += seconds(load.busy_ns);
+    out.load_busy_s += ns_to_s(load.busy_ns);
     queue_ns += load.queue_ns;
+    const TierTransferStats& write = cluster.replica_tiers(r)->write_stats(t);
+    out.writes += write.transfers;
+    out.write_busy_s += ns_to_s(write.busy_ns);
+    write_queue_ns += write.queue_ns;
   }
-  out.load_queue_s_mean = ratio(seconds(queue_ns), static_cast<double>(out.loads));
+  out.load_queue_s_mean = ratio(ns_to_s(queue_ns), static_cast<double>(out.loads));
+  out.write_queue_s_mean = ratio(ns_to_s(write_queue_ns), static_cast<double>(out.writes));
   out.prefix_cache_hit_rate = ratio(static_cast<double>(stats.lower_hit_tokens[t]),
                                     static_cast<double>(stats.prompt_tokens));
   return out;
@@ -77,6 +89,16 @@ TierSummary summarize_tier(const Cluster& cluster, size_t t) {
 LatencySummary summarize_copy(const std::vector<double>& values) {
   std::vector<double> copy = values;
   return summarize_latencies(&copy);
+}
+
+// Every replica's requests that waited for tier loads (replica order, then request order).
+LatencySummary summarize_load_waits(const Cluster& cluster) {
+  std::vector<double> waits;
+  for (size_t r = 0; r < cluster.num_replicas(); ++r) {
+    if (cluster.replica_tiers(r) == nullptr) continue;
+    for (int64_t ns : cluster.replica_tiers(r)->load_waits_ns()) waits.push_back(ns_to_s(ns));
+  }
+  return summarize_latencies(&waits);
 }
 
 }  // namespace
@@ -93,12 +115,14 @@ ClusterSummary summarize_cluster(const Cluster& cluster) {
     out.disaggregated = out.disaggregated || out.replicas.back().role != EngineRole::kColocated;
   }
   for (size_t t = 0; t < config.tiers.size(); ++t) out.tiers.push_back(summarize_tier(cluster, t));
+  out.tier_write_through = config.tier_write_policy == TierWritePolicy::kWriteThrough;
+  out.tier_load_wait_s = summarize_load_waits(cluster);
   const size_t n = cluster.num_replicas();
   for (size_t i = 0; i < stats.links.size(); ++i) {
     const KvLinkStats& link = stats.links[i];
     if (link.transfers == 0) continue;
     out.links.push_back({config.replicas[i / n].name + "_to_" + config.replicas[i % n].name,
-                         link.transfers, link.bytes, seconds(link.busy_ns)});
+                         link.transfers, link.bytes, ns_to_s(link.busy_ns)});
   }
   out.hbm_hit_rate =
       ratio(static_cast<double>(stats.hbm_hit_tokens), static_cast<double>(stats.prompt_tokens));
@@ -149,6 +173,9 @@ void append_cluster_json(const ClusterSummary& s, nlohmann::ordered_json* json) 
   by_tier["hbm"] = s.hbm_hit_rate;
   for (const TierSummary& tier : s.tiers) by_tier[tier.name] = tier.prefix_cache_hit_rate;
   j["prefix_cache_hit_rate_by_tier"] = by_tier;
+  j["tier_write_through"] = s.tier_write_through ? 1 : 0;
+  j["tier_load_wait_s"] = latency_json(s.tier_load_wait_s);
+  j["tier_loaded_requests"] = s.tier_load_wait_s.count;
   j["kv_transfers"] = s.kv_transfers;
   j["kv_transfer_bytes"] = s.kv_transfer_bytes;
   j["kv_transfer_time_s"] = latency_json(s.kv_transfer_time_s);
@@ -174,7 +201,13 @@ void append_cluster_json(const ClusterSummary& s, nlohmann::ordered_json* json) 
                      {"load_bytes", t.load_bytes},
                      {"load_busy_s", t.load_busy_s},
                      {"load_queue_s_mean", t.load_queue_s_mean},
-                     {"prefix_cache_hit_rate", t.prefix_cache_hit_rate}};
+                     {"prefix_cache_hit_rate", t.prefix_cache_hit_rate},
+                     {"chunk_tokens", t.chunk_tokens},
+                     {"hit_chunks", t.hit_chunks},
+                     {"written_bytes", t.written_bytes},
+                     {"writes", t.writes},
+                     {"write_busy_s", t.write_busy_s},
+                     {"write_queue_s_mean", t.write_queue_s_mean}};
   }
   j["tiers"] = tiers;
   nlohmann::ordered_json replicas = nlohmann::ordered_json::object();
@@ -220,9 +253,17 @@ std::string cluster_summary_text(const ClusterSummary& s) {
   text += "\n";
   for (const TierSummary& t : s.tiers) {
     text += "  tier " + t.name + (t.shared ? " (shared)" : "") + ": " + format_count(t.slots) +
-            " slots, usage mean " + format_fixed(t.usage_mean * 100, 1) + "%, loaded " +
-            format_bytes(static_cast<double>(t.load_bytes)) + " in " + format_count(t.loads) +
-            " loads\n";
+            " block slots in chunks of " + std::to_string(t.chunk_tokens) + " tokens, usage mean " +
+            format_fixed(t.usage_mean * 100, 1) + "%, " + format_count(t.hit_chunks) +
+            " chunk hits, loaded " + format_bytes(static_cast<double>(t.load_bytes)) + " in " +
+            format_count(t.loads) + " loads, written " +
+            format_bytes(static_cast<double>(t.written_bytes)) +
+            (s.tier_write_through ? " through" : " on eviction") + "\n";
+  }
+  if (s.tier_load_wait_s.count > 0) {
+    text += "  waits for tier loads (TTFT they added): " + format_count(s.tier_load_wait_s.count) +
+            " requests, mean " + format_fixed(s.tier_load_wait_s.mean * 1e3, 3) + " ms, p99 " +
+            format_fixed(s.tier_load_wait_s.p99 * 1e3, 3) + " ms\n";
   }
   if (s.kv_transfers > 0) {
     text += "KV transfers " + format_count(s.kv_transfers) + ", " +

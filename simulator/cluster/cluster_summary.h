@@ -11,9 +11,18 @@
 //   kv_transfer_block_wait_s       per transfer, ready - prefill end (waiting for blocks on
 //                                  the decode replica: its memory pressure)
 //   kv_links.<p>_to_<d>            transfers, bytes, busy_s of one prefill -> decode pair
-//   tiers.<name>                   slots (all instances), usage_mean / usage_peak (resident
-//                                  blocks / slots), stored / refreshed / evicted / hit blocks,
-//                                  loads, load_bytes, load_busy_s, load_queue_s_mean, hit rate
+//   tiers.<name>                   slots (all instances, in blocks), usage_mean / usage_peak
+//                                  (resident / slots), stored / refreshed / evicted / hit
+//                                  blocks (whole chunks' blocks), loads, load_bytes (loaded up
+//                                  into HBM), load_busy_s, load_queue_s_mean, hit rate;
+//                                  chunk_tokens, hit_chunks, written_bytes (written down into
+//                                  the tier: demoted or written through), writes (write-through
+//                                  transfers), write_busy_s, write_queue_s_mean
+//   tier_write_through             1 when new KV is written through (tier_policy.h), else 0
+//   tier_load_wait_s, tier_loaded_requests
+//                                  per request that loaded from a tier, first admission to the
+//                                  end of its last load: the TTFT the loads added (mean, p50,
+//                                  p90, p99; count: the requests)
 //   replicas.<name>                prefill / decode (1 for the roles it plays), num_devices,
 //                                  num_blocks, requests routed / received / handed off /
 //                                  completed, prefill_tokens_per_s, decode_tokens_per_s,
@@ -53,6 +62,8 @@ struct TierSummary {
   uint64_t loads = 0, load_bytes = 0;
   double load_busy_s = 0, load_queue_s_mean = 0;
   double prefix_cache_hit_rate = 0;
+  uint64_t chunk_tokens = 0, hit_chunks = 0, written_bytes = 0, writes = 0;
+  double write_busy_s = 0, write_queue_s_mean = 0;
 };
 
 struct KvLinkSummary {
@@ -68,6 +79,8 @@ struct ClusterSummary final : SummaryExtension {
   std::vector<TierSummary> tiers;
   std::vector<KvLinkSummary> links;  // pairs that carried a transfer
   double hbm_hit_rate = 0;
+  bool tier_write_through = false;
+  LatencySummary tier_load_wait_s;
   uint64_t kv_transfers = 0, kv_transfer_bytes = 0;
   LatencySummary kv_transfer_time_s, kv_transfer_queue_s, kv_transfer_block_wait_s;
 

@@ -1,11 +1,10 @@
 #include "simulator/cluster/cluster_writers.h"
 
+#include "core/units.h"
 #include "simulator/cluster/cluster_summary.h"
 
 namespace kvsim::sim {
 namespace {
-
-double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 const char* transfer_kind_name(const TransferRecord& t) {
   switch (t.kind) {
@@ -13,6 +12,8 @@ const char* transfer_kind_name(const TransferRecord& t) {
       return t.to_host ? "swap_out" : "swap_in";
     case TransferKind::kTierLoad:
       return "tier_load";
+    case TransferKind::kTierWrite:
+      return "tier_write";
     case TransferKind::kKv:
       return "kv";
   }
@@ -31,7 +32,8 @@ StatusOr<std::unique_ptr<ClusterTimeseriesWriter>> ClusterTimeseriesWriter::crea
   std::unique_ptr<OutputFile> tiers;
   if (!cluster->tiers().empty()) {
     KVSIM_ASSIGN_OR_RETURN(tiers, OutputFile::create(dir + "/tiers.csv"));
-    tiers->write("time_s,tier,pool,slots,resident_blocks,usage\n");
+    tiers->write(
+        "time_s,tier,pool,slots,resident_blocks,usage,hit_chunks,written_bytes,loaded_bytes\n");
   }
   return std::unique_ptr<ClusterTimeseriesWriter>(
       new ClusterTimeseriesWriter(std::move(replicas), std::move(tiers), interval_ns, cluster));
@@ -47,7 +49,7 @@ ClusterTimeseriesWriter::ClusterTimeseriesWriter(std::unique_ptr<OutputFile> rep
       last_tokens_(cluster->num_replicas(), 0) {}
 
 void ClusterTimeseriesWriter::emit_row(int64_t time_ns) {
-  const double time_s = seconds(time_ns);
+  const double time_s = ns_to_s(time_ns);
   for (size_t r = 0; r < cluster_->num_replicas(); ++r) {
     const Engine& engine = cluster_->replica(r);
     const EngineSnapshot s = engine.snapshot();
@@ -72,6 +74,14 @@ void ClusterTimeseriesWriter::emit_row(int64_t time_ns) {
   }
   if (tiers_ == nullptr) return;
   for (const TierInstance& tier : cluster_->tiers()) {
+    const ReplicaTiers& owner = *cluster_->replica_tiers(tier.owner.value_or(0));
+    const uint64_t chunk = owner.blocks_per_chunk();
+    uint64_t loaded_bytes = 0;  // by the replicas this pool serves
+    for (size_t r = 0; r < cluster_->num_replicas(); ++r) {
+      if (tier.owner >= 0 && tier.owner != static_cast<int32_t>(r)) continue;
+      loaded_bytes += cluster_->replica_tiers(r)->load_stats(tier.tier).bytes;
+    }
+    const TierStats s = tier.pool->stats();
     OutputFile& f = *tiers_;
     f.write_double(time_s);
     f.write(",");
@@ -79,11 +89,15 @@ void ClusterTimeseriesWriter::emit_row(int64_t time_ns) {
     f.write(",");
     f.write(tier.owner ? cluster_->replica_config(*tier.owner).name : "shared");
     f.write(",");
-    f.write_uint(tier.pool->num_slots());
+    f.write_uint(uint64_t{tier.pool->num_slots()} * chunk);
     f.write(",");
-    f.write_uint(tier.pool->num_resident());
+    f.write_uint(uint64_t{tier.pool->num_resident()} * chunk);
     f.write(",");
     f.write_double(static_cast<double>(tier.pool->num_resident()) / tier.pool->num_slots());
+    for (uint64_t value : {s.hits, s.stored * owner.bytes_per_chunk(), loaded_bytes}) {
+      f.write(",");
+      f.write_uint(value);
+    }
     f.write("\n");
   }
 }
@@ -124,11 +138,11 @@ void TransfersCsvWriter::on_transfer(const TransferRecord& t) {
   f.write(",");
   f.write_uint(t.bytes);
   f.write(",");
-  f.write_double(seconds(t.ready_ns));
+  f.write_double(ns_to_s(t.ready_ns));
   f.write(",");
-  f.write_double(seconds(t.start_ns));
+  f.write_double(ns_to_s(t.start_ns));
   f.write(",");
-  f.write_double(seconds(t.end_ns));
+  f.write_double(ns_to_s(t.end_ns));
   f.write("\n");
 }
 

@@ -6,10 +6,13 @@
 //                  (in_transit: loading from a lower tier, sending or receiving KV, swapping;
 //                  tokens_per_s: tokens computed by its iterations ending in the interval)
 //   tiers.csv      every `interval`, one row per lower-tier pool:
-//                  time_s,tier,pool,slots,resident_blocks,usage (pool: the replica or shared)
+//                  time_s,tier,pool,slots,resident_blocks,usage,hit_chunks,written_bytes,
+//                  loaded_bytes (pool: the replica or shared; slots and resident in blocks,
+//                  whole chunks of them; since the start: chunk hits, bytes written down
+//                  into the pool, bytes its replicas loaded up from it)
 //   transfers.csv  every transfer as it starts: kind,request_id,from,to,tier,bytes,ready_s,
-//                  start_s,end_s (kind: kv, tier_load, swap_out, swap_in; from/to: replica
-//                  indices; start - ready is the time it queued for its link or path)
+//                  start_s,end_s (kind: kv, tier_load, tier_write, swap_out, swap_in; from/to:
+//                  replica indices; start - ready is the time it queued for its link or path)
 // Row k of the sampled files stands for time k x interval: the state after every event at or
 // before it. Streamed to disk; byte-identical for the same scenario and seed.
 #pragma once

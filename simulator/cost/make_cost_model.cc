@@ -1,20 +1,63 @@
 #include "simulator/cost/make_cost_model.h"
 
+#include "simulator/cost/calibration_file.h"
 #include "simulator/cost/calibration_table.h"
+#include "simulator/cost/operator_cost_model.h"
+#include "simulator/cost/profile_cost_model.h"
+#include "simulator/cost/roofline_cost_model.h"
 
 namespace kvsim::sim {
+
+StatusOr<OperatorFit> resolve_operator_fit(const CostModelConfig& config,
+                                           const DeviceSpec& device) {
+  std::optional<CalibrationFile> calibration;
+  if (!config.calibration.empty()) {
+    KVSIM_ASSIGN_OR_RETURN(calibration, read_calibration_file(config.calibration));
+  }
+  OperatorFit fit = operator_fit_for_device(device);
+  const std::string& base =
+      !config.fit.empty() ? config.fit : (calibration ? calibration->base : std::string());
+  if (!base.empty() && base != fit.name) {
+    KVSIM_ASSIGN_OR_RETURN(fit, find_operator_fit(base));
+  }
+  if (calibration) {
+    KVSIM_RETURN_IF_ERROR(apply_fit_overrides(calibration->parameters, &fit));
+    fit.name += "+" + config.calibration;
+  }
+  KVSIM_RETURN_IF_ERROR(apply_fit_overrides(config.parameters, &fit));
+  return fit;
+}
 
 StatusOr<std::unique_ptr<CostModel>> make_cost_model(const CostModelConfig& config,
                                                      const ModelSpec& model,
                                                      const DeviceSpec& device,
                                                      const CapacityResult& capacity,
                                                      DType weight_dtype, uint32_t num_devices) {
-  if (!config.calibration.empty()) {
-    KVSIM_ASSIGN_OR_RETURN(auto table, CalibratedCostModel::load(config.calibration));
-    return std::unique_ptr<CostModel>(std::move(table));
+  switch (config.kind) {
+    case CostModelKind::kTable: {
+      if (config.calibration.empty()) {
+        return Status::invalid_argument("cost_model: kind table needs 'calibration' (a CSV)");
+      }
+      KVSIM_ASSIGN_OR_RETURN(auto table, CalibratedCostModel::load(config.calibration));
+      return std::unique_ptr<CostModel>(std::move(table));
+    }
+    case CostModelKind::kRoofline: {
+      const RooflineInputs inputs =
+          roofline_inputs(model, device, capacity, weight_dtype, num_devices);
+      return std::unique_ptr<CostModel>(new RooflineCostModel(inputs, config));
+    }
+    case CostModelKind::kProfile: {
+      KVSIM_ASSIGN_OR_RETURN(auto profile,
+                             ProfileCostModel::load(config, model, device, num_devices));
+      return std::unique_ptr<CostModel>(std::move(profile));
+    }
+    case CostModelKind::kOperators:
+      break;
   }
-  const RooflineInputs inputs = roofline_inputs(model, device, capacity, weight_dtype, num_devices);
-  return std::unique_ptr<CostModel>(new RooflineCostModel(inputs, config));
+  KVSIM_ASSIGN_OR_RETURN(OperatorFit fit, resolve_operator_fit(config, device));
+  return std::unique_ptr<CostModel>(
+      new OperatorCostModel(operator_inputs(model, device, capacity, weight_dtype, num_devices),
+                            std::move(fit), config.cuda_graphs));
 }
 
 }  // namespace kvsim::sim

@@ -1,6 +1,5 @@
 // make_cost_model: the cost model a scenario's cost_model section asks for, for one engine of
-// the model on a device and TP group — the measured calibration table when it names one
-// (simulator/cost/calibration_table.h), else the roofline (simulator/cost/roofline_cost_model.h).
+// the model on a device and TP group (simulator/cost/cost_model_config.h lists the kinds).
 // A cluster calls it once per replica (each its own device and TP group).
 #pragma once
 
@@ -12,7 +11,8 @@
 #include "core/dtype.h"
 #include "core/model_spec.h"
 #include "core/status.h"
-#include "simulator/cost/roofline_cost_model.h"
+#include "simulator/cost/cost_model_config.h"
+#include "simulator/cost/operator_fits.h"
 #include "simulator/engine/cost_model.h"
 
 namespace kvsim::sim {
@@ -22,5 +22,9 @@ StatusOr<std::unique_ptr<CostModel>> make_cost_model(const CostModelConfig& conf
                                                      const DeviceSpec& device,
                                                      const CapacityResult& capacity,
                                                      DType weight_dtype, uint32_t num_devices);
+
+// The operator model's fit for a configuration: `fit` by name or the device's, then the
+// calibration file's parameters (its base fit when `fit` is empty), then `parameters`.
+StatusOr<OperatorFit> resolve_operator_fit(const CostModelConfig& config, const DeviceSpec& device);
 
 }  // namespace kvsim::sim

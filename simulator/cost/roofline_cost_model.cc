@@ -11,7 +11,9 @@ namespace {
 
 constexpr double kTera = 1e12;
 
-double peak_flops(const DeviceSpec& device, DType weight_dtype) {
+}  // namespace
+
+double device_peak_flops(const DeviceSpec& device, DType weight_dtype) {
   if (weight_dtype == DType::kBf16 && device.bf16_tflops > 0) return device.bf16_tflops * kTera;
   if ((weight_dtype == DType::kInt8 || weight_dtype == DType::kFp8) && device.int8_tops > 0) {
     return device.int8_tops * kTera;
@@ -19,7 +21,9 @@ double peak_flops(const DeviceSpec& device, DType weight_dtype) {
   return device.fp16_tflops * kTera;
 }
 
-}  // namespace
+DType activation_dtype(DType weight_dtype) {
+  return weight_dtype == DType::kBf16 ? DType::kBf16 : DType::kFp16;
+}
 
 double IterationCost::total_s() const {
   return std::max(compute_s, memory_s) + communication_s + overhead_s;
@@ -42,9 +46,8 @@ RooflineInputs roofline_inputs(const ModelSpec& model, const DeviceSpec& device,
   in.weight_bytes_per_device = static_cast<double>(*capacity.weight_bytes);
   in.kv_bytes_per_token_per_device =
       static_cast<double>(capacity.kv_bytes_per_block) / capacity.block_size;
-  in.activation_bytes =
-      dtype_bits(weight_dtype == DType::kBf16 ? DType::kBf16 : DType::kFp16) / 8.0;
-  in.peak_flops = peak_flops(device, weight_dtype);
+  in.activation_bytes = dtype_bits(activation_dtype(weight_dtype)) / 8.0;
+  in.peak_flops = device_peak_flops(device, weight_dtype);
   in.memory_bytes_per_s = device.memory_bandwidth_gbps * kGB;
   in.interconnect_bytes_per_s = device.interconnect_gbps * kGB;
   return in;

@@ -27,19 +27,10 @@
 #include "core/device_spec.h"
 #include "core/dtype.h"
 #include "core/model_spec.h"
+#include "simulator/cost/cost_model_config.h"
 #include "simulator/engine/cost_model.h"
 
 namespace kvsim::sim {
-
-// The efficiencies and fixed costs of the roofline (scenario `cost_model:`).
-struct CostModelConfig {
-  double compute_efficiency = 0.6;       // achieved / peak FLOP/s (prefill MFU of vLLM ~0.5-0.7)
-  double bandwidth_efficiency = 0.8;     // achieved / peak memory bandwidth (decode)
-  double interconnect_efficiency = 0.7;  // achieved / peak device-to-device bandwidth
-  double iteration_overhead_s = 1e-3;    // fixed time per iteration, seconds
-  double allreduce_latency_s = 10e-6;    // fixed time per all-reduce (tp > 1), seconds
-  std::string calibration;               // CSV of measured iteration times; empty = roofline
-};
 
 // The figures the roofline needs, derived once from the presets.
 struct RooflineInputs {
@@ -55,6 +46,11 @@ struct RooflineInputs {
   double memory_bytes_per_s = 0;             // per device
   double interconnect_bytes_per_s = 0;       // per device
 };
+
+// Peak FLOP/s of one device for weights of `weight_dtype` (the rule above).
+double device_peak_flops(const DeviceSpec& device, DType weight_dtype);
+// The dtype activations travel in: bf16 for bf16 weights, fp16 otherwise.
+DType activation_dtype(DType weight_dtype);
 
 // Builds the inputs. Checked: capacity has weight bytes (the model has a parameter count).
 RooflineInputs roofline_inputs(const ModelSpec& model, const DeviceSpec& device,

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/checked_math.h"
+#include "core/units.h"
 #include "simulator/engine/request_hashes.h"
 
 namespace kvsim::sim {
@@ -135,7 +136,7 @@ std::optional<DropReason> Engine::arrival_drop_reason(uint32_t prompt_tokens,
       prompt_tokens > config_.scheduler.max_num_batched_tokens) {
     return DropReason::kBudget;
   }
-  if (peak_blocks_needed(prompt_tokens, output_tokens) > config_.cache.num_blocks) {
+  if (peak_blocks_needed(prompt_tokens, output_tokens) > config_.cache.num_usable_blocks()) {
     return DropReason::kTooLarge;
   }
   return std::nullopt;
@@ -203,8 +204,19 @@ RequestRecord Engine::record_of(const SimRequest& request) const {
   return record;
 }
 
+void Engine::notify_prefill_ends() {
+  for (const ScheduledChunk& chunk : plan_.chunks) {
+    const SimRequest& request = requests_.at(chunk.slot);
+    if (!request.ends_prefill(chunk.num_tokens)) continue;
+    for (KvConnector* connector : scheduler_.connectors()) {
+      connector->on_prefill_done(request, cache_.block_hashes(request.id), *this);
+    }
+  }
+}
+
 void Engine::handle_iteration_end() {
   busy_ = false;
+  if (!scheduler_.connectors().empty()) notify_prefill_ends();
   scheduler_.complete(plan_, &result_);
   const int64_t now = events_->now_ns();
   for (uint32_t slot : result_.first_tokens) requests_.at(slot).first_token_ns = now;
@@ -262,7 +274,7 @@ int64_t Engine::start_transfers() {
     int64_t& link_free = to_host ? to_host_free_ns_ : to_device_free_ns_;
     const int64_t start = std::max(now, link_free);
     const auto ns = static_cast<int64_t>(
-        std::ceil(static_cast<double>(swap.bytes) / config_.host_link_bytes_per_s * 1e9));
+        std::ceil(static_cast<double>(swap.bytes) / config_.host_link_bytes_per_s * kNsPerS));
     link_free = start + ns;
     events_->push(link_free, EventKind::kSwapEnd, swap.slot, config_.replica);
     (to_host ? stats_.swap_out_bytes : stats_.swap_in_bytes) += swap.bytes;
@@ -289,6 +301,10 @@ int64_t Engine::start_transfers() {
 void Engine::wait_for(uint32_t slot, const TransferRecord& transfer) {
   events_->push(transfer.end_ns, EventKind::kLoadEnd, slot, config_.replica);
   ++requests_.at(slot).pending_loads;
+  record(transfer);
+}
+
+void Engine::record(const TransferRecord& transfer) {
   for (SimObserver* observer : observers_) observer->on_transfer(transfer);
 }
 

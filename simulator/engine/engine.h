@@ -184,8 +184,12 @@ class Engine final : private KvTransfers {
   Engine(const EngineConfig& config, KvCacheManager cache, std::unique_ptr<CostModel> cost_model,
          std::unique_ptr<RequestSource> source, EventQueue* events);
 
-  // KvTransfers: a connector's transfer the request waits for.
+  // KvTransfers: a connector's transfer the request waits for, or one nothing waits for.
   void wait_for(uint32_t slot, const TransferRecord& transfer) override;
+  void record(const TransferRecord& transfer) override;
+  // The connectors' on_prefill_done for every request the iteration in flight ends the
+  // prefill of (before the scheduler applies it).
+  void notify_prefill_ends();
 
   void handle_arrival();
   void handle_iteration_end();

@@ -19,6 +19,14 @@
 //                     blocks; for each transfer it asks the engine to wait_for() it (the
 //                     request rejoins the running batch when its last transfer ends), or it
 //                     arranges for Engine::receive_done() to be called when the KV is in
+//   on_prefill_done(request, hashes, transfers)
+//                     the iteration that just ended computed the last of the request's prompt
+//                     (it samples its first token now; called once per request, before the
+//                     engine applies the iteration, so a request that also finishes still has
+//                     its hashes): where the connector saves KV the engine computed (LMCache's
+//                     save of a request's new chunks, a write-through copy to a lower tier).
+//                     Transfers it starts are reported with transfers.record(); nothing waits
+//                     for them
 //   on_dropped(...)   the engine dropped a request the connector may hold state for
 //
 // A prefill-only instance hands each request on after its first token (KvHandOff): the
@@ -60,6 +68,8 @@ class KvTransfers {
   // The request waits for this transfer (its end_ns an event of the engine's; observers are
   // told of it now).
   virtual void wait_for(uint32_t slot, const TransferRecord& transfer) = 0;
+  // A transfer nothing waits for (a write to a lower tier): observers are told of it now.
+  virtual void record(const TransferRecord& transfer) = 0;
 };
 
 class KvConnector {
@@ -72,6 +82,9 @@ class KvConnector {
                         const ExternalKv& /*kv*/) {}
   virtual void start(uint32_t slot, SimRequest& request, const ExternalKv& kv,
                      KvTransfers& transfers) = 0;
+  // `hashes` are the request's block hashes (its prompt's full blocks first).
+  virtual void on_prefill_done(const SimRequest& /*request*/, std::span<const BlockHash> /*hashes*/,
+                               KvTransfers& /*transfers*/) {}
   virtual void on_dropped(const SimRequest& /*request*/) {}
 };
 

@@ -52,7 +52,8 @@ void Scheduler::add_chunk(uint32_t slot, uint64_t num_tokens, StepPlan* plan) {
   }
   request.high_water = std::max(request.high_water, end);
   plan->chunks.push_back({slot, static_cast<uint32_t>(num_tokens)});
-  plan->shape.add(num_tokens, attended(request.computed), request.in_prefill() || num_tokens > 1);
+  plan->shape.add(num_tokens, attended(request.computed), request.in_prefill() || num_tokens > 1,
+                  /*sampled=*/end >= request.known_tokens());
 }
 
 void Scheduler::preempt(uint32_t slot, StepPlan* plan) {
@@ -73,14 +74,9 @@ void Scheduler::preempt(uint32_t slot, StepPlan* plan) {
   plan->preempted.push_back(slot);
 }
 
-bool Scheduler::schedule_running(size_t index, uint64_t* budget, StepPlan* plan) {
+bool Scheduler::schedule_running(size_t index, uint64_t num_tokens, StepPlan* plan) {
   const uint32_t slot = running_[index];
   SimRequest& request = requests_->at(slot);
-  uint64_t num_tokens = request.tokens_to_compute();
-  if (num_tokens > *budget) {
-    if (!limits_.chunked_prefill) return true;  // waits for an iteration with room
-    num_tokens = *budget;
-  }
   while (!cache_->allocate_slots(request.id, num_tokens)) {
     const uint32_t victim = running_.back();
     // Blocks held by requests in transit (swapping in, waiting for a connector's KV, sending
@@ -98,8 +94,19 @@ bool Scheduler::schedule_running(size_t index, uint64_t* budget, StepPlan* plan)
     if (victim == slot) return false;
   }
   add_chunk(slot, num_tokens, plan);
-  *budget -= num_tokens;
   return true;
+}
+
+void Scheduler::schedule_running_in_order(uint64_t* budget, StepPlan* plan) {
+  for (size_t i = 0; i < running_.size() && *budget > 0; ++i) {
+    uint64_t num_tokens = requests_->at(running_[i]).tokens_to_compute();
+    if (num_tokens > *budget) {
+      if (!limits_.chunked_prefill) continue;  // waits for an iteration with room
+      num_tokens = *budget;
+    }
+    if (!schedule_running(i, num_tokens, plan)) break;
+    *budget -= num_tokens;
+  }
 }
 
 void Scheduler::schedule_swapped(StepPlan* plan) {
@@ -181,10 +188,16 @@ void Scheduler::schedule_waiting(uint64_t* budget, StepPlan* plan) {
     if (needed > *budget && !limits_.chunked_prefill) return;
     const uint64_t num_tokens = std::min(needed, *budget);
     // The request holds nothing, so it needs its new blocks and its free hit blocks free (the
-    // test allocate_slots makes); checking first saves it a pass over the hit when it fails.
+    // test allocate_slots makes; checking first saves it a pass over the hit when it fails),
+    // for all its tokens when the whole prompt must fit, and the watermark left over. With an
+    // attention window the sequence never holds its whole prompt: the chunk is checked.
     const uint64_t block = cache_->block_size();
-    const uint64_t new_blocks = ceil_div(hit_.num_tokens + num_tokens, block) - hit_.num_blocks();
-    if (new_blocks + hit_.num_free_blocks > cache_->num_free_blocks()) return;
+    const bool whole = limits_.reserve_full_prompt && limits_.attention_window_tokens == 0;
+    const uint64_t reserved = whole ? needed : num_tokens;
+    const uint64_t new_blocks = ceil_div(hit_.num_tokens + reserved, block) - hit_.num_blocks();
+    if (new_blocks + hit_.num_free_blocks + limits_.watermark_blocks > cache_->num_free_blocks()) {
+      return;
+    }
     if (!cache_->allocate_slots(request.id, num_tokens, hit_)) return;
     waiting_.pop_front();
     request.computed = hit_.num_tokens;
@@ -198,13 +211,17 @@ void Scheduler::schedule_waiting(uint64_t* budget, StepPlan* plan) {
 
 void Scheduler::schedule(StepPlan* plan) {
   plan->clear();
-  uint64_t budget = limits_.max_num_batched_tokens;
-  for (size_t i = 0; i < running_.size() && budget > 0; ++i) {
-    if (!schedule_running(i, &budget, plan)) break;
+  switch (limits_.policy) {
+    case SchedulerPolicy::kVllm:
+      schedule_vllm(plan);
+      return;
+    case SchedulerPolicy::kVllmV0:
+      schedule_vllm_v0(plan);
+      return;
+    case SchedulerPolicy::kSarathi:
+      schedule_sarathi(plan);
+      return;
   }
-  if (!plan->preempted.empty() || !plan->swapped_out.empty() || !plan->dropped.empty()) return;
-  schedule_swapped(plan);
-  if (swapped_.empty() && num_swapping_out_ == 0) schedule_waiting(&budget, plan);
 }
 
 void Scheduler::append_decode_hashes(SimRequest& request) {

@@ -19,6 +19,17 @@
 //      the rest (or a chunk) allocated; the first that does not fit (tokens or blocks) stops
 //      admission (no overtaking).
 //   Both steps respect max_num_seqs (running + swapping in) and max_num_batched_tokens.
+//   An admission needs free blocks for its known tokens less its hit when
+//   reserve_full_prompt (vLLM v1's scheduler_reserve_full_isl, its default), else for its
+//   first chunk; and it leaves watermark_blocks free.
+// That is the `vllm` policy (SchedulerLimits::policy). The others (scheduler_policies.cc):
+//   vllm-v0  vLLM 0.6 without chunked prefill: while a waiting request can be admitted the
+//            iteration holds only whole prompts (step 2 alone); otherwise step 1 (decodes)
+//            and swap-ins. Vidur's `vllm` scheduler; watermark 1%.
+//   sarathi  Sarathi-Serve (Vidur's `sarathi`): all running decodes first, whatever the budget
+//            (which they use up); then chunks for running prompts from what is left (a chunk
+//            without free blocks waits: only decodes preempt); then step 2 with the rest.
+//            max_num_batched_tokens is the chunk size; watermark 1%.
 // complete() applies the iteration: computed tokens advance, a request whose known tokens are
 // all computed samples one output token, finished requests are freed.
 //
@@ -164,8 +175,19 @@ class Scheduler {
   // the running batch. `what` names the transfer in the check's message.
   SimRequest& resume(uint32_t slot, size_t* in_flight, const char* what);
   void add_chunk(uint32_t slot, uint64_t num_tokens, StepPlan* plan);
-  // Tries to give the running request at `index` its tokens; false when it was preempted.
-  bool schedule_running(size_t index, uint64_t* budget, StepPlan* plan);
+  // Gives the running request at `index` num_tokens tokens, preempting the newest running
+  // requests while there is no room; false when it was itself preempted (or dropped).
+  bool schedule_running(size_t index, uint64_t num_tokens, StepPlan* plan);
+  // The running requests in admission order, each min(tokens left, *budget) (without chunked
+  // prefill a request that does not fit waits), until the budget is spent or one is preempted.
+  void schedule_running_in_order(uint64_t* budget, StepPlan* plan);
+  // The policies (scheduler_policies.cc).
+  void schedule_vllm(StepPlan* plan);
+  void schedule_vllm_v0(StepPlan* plan);
+  void schedule_sarathi(StepPlan* plan);
+  static bool preempted_any(const StepPlan& plan);
+  // No request is swapped out or on its way out: waiting requests may be admitted.
+  bool may_admit() const;
   void preempt(uint32_t slot, StepPlan* plan);
   void schedule_swapped(StepPlan* plan);
   void schedule_waiting(uint64_t* budget, StepPlan* plan);

@@ -16,7 +16,19 @@ constexpr EnumNames<EngineRole, 3> kRoleNames{{{
     {EngineRole::kDecode, "decode"},
 }}};
 
+constexpr EnumNames<SchedulerPolicy, 3> kPolicyNames{{{
+    {SchedulerPolicy::kVllm, "vllm"},
+    {SchedulerPolicy::kVllmV0, "vllm-v0"},
+    {SchedulerPolicy::kSarathi, "sarathi"},
+}}};
+
 }  // namespace
+
+std::string_view scheduler_policy_name(SchedulerPolicy policy) { return kPolicyNames.name(policy); }
+
+StatusOr<SchedulerPolicy> parse_scheduler_policy(std::string_view name) {
+  return kPolicyNames.parse(name, "scheduler policy");
+}
 
 std::string_view preemption_mode_name(PreemptionMode mode) { return kPreemptionNames.name(mode); }
 

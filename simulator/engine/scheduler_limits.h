@@ -26,10 +26,29 @@ enum class EngineRole : uint8_t {
 };
 std::string_view engine_role_name(EngineRole role);
 
+// How the scheduler forms batches (simulator/engine/scheduler.h; docs/simulator.md "Batching
+// policies" says where each rule comes from).
+enum class SchedulerPolicy : uint8_t {
+  kVllm,     // "vllm": vLLM v1 — running requests first (decodes and chunks in admission
+             // order, one token budget), then admissions; prefill chunks and decodes mix
+  kVllmV0,   // "vllm-v0": vLLM 0.6 without chunked prefill (Vidur's `vllm`): while a waiting
+             // request can be admitted, an iteration holds only whole prompts; else decodes
+  kSarathi,  // "sarathi": Sarathi-Serve (Vidur's `sarathi`): every decode first, then chunks
+             // of running and new prompts from what is left of the chunk budget
+};
+std::string_view scheduler_policy_name(SchedulerPolicy policy);
+StatusOr<SchedulerPolicy> parse_scheduler_policy(std::string_view name);
+
 struct SchedulerLimits {
+  SchedulerPolicy policy = SchedulerPolicy::kVllm;
   uint32_t max_num_seqs = 256;             // requests in one batch
   uint32_t max_num_batched_tokens = 8192;  // tokens computed per iteration
   bool chunked_prefill = true;             // split long prompts over iterations
+  // An admission needs free blocks for all its known tokens (less its prefix hit), though only
+  // its first chunk is allocated: vLLM v1's scheduler_reserve_full_isl (default True).
+  bool reserve_full_prompt = true;
+  // Admissions leave this many blocks free (vLLM v0's and Vidur's watermark, 1% of the pool).
+  uint32_t watermark_blocks = 0;
   PreemptionMode preemption = PreemptionMode::kRecompute;
   bool prefix_caching = true;
   // Positions a sequence attends to (the retention policy's sink + window); 0 = all.

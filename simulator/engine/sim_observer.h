@@ -64,9 +64,10 @@ struct RequestRecord {
 };
 
 enum class TransferKind : uint8_t {
-  kSwap,      // swap preemption over the host link (to_host says the direction)
-  kTierLoad,  // prefix-hit blocks loaded from a lower KV tier into HBM (tier says which)
-  kKv,        // a request's KV sent from a prefill instance to a decode instance
+  kSwap,       // swap preemption over the host link (to_host says the direction)
+  kTierLoad,   // prefix-hit blocks loaded from a lower KV tier into HBM (tier says which)
+  kKv,         // a request's KV sent from a prefill instance to a decode instance
+  kTierWrite,  // a request's new KV copied down into a lower KV tier (write-through)
 };
 
 struct TransferRecord {
@@ -77,8 +78,8 @@ struct TransferRecord {
   uint64_t bytes = 0;
   TransferKind kind = TransferKind::kSwap;
   int64_t ready_ns = -1;      // when it could have started (start - ready: queueing on the link)
-  int32_t tier = -1;          // kTierLoad: lower tier index (0 = the first below HBM)
-  int32_t from_replica = -1;  // kKv: sender and receiver; kTierLoad: the loading replica
+  int32_t tier = -1;          // kTierLoad, kTierWrite: lower tier index (0 = the first below HBM)
+  int32_t from_replica = -1;  // kKv: sender and receiver; kTierLoad, kTierWrite: the replica
   int32_t to_replica = -1;
 
   // A transfer of `kind` that could start at ready_ns and ran [start_ns, end_ns), from one

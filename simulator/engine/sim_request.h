@@ -74,6 +74,11 @@ struct SimRequest {
   uint64_t known_tokens() const { return uint64_t{prompt_tokens} + generated; }
   uint64_t tokens_to_compute() const { return known_tokens() - computed; }
   bool in_prefill() const { return computed < prompt_tokens; }
+  // True when computing `num_tokens` more tokens now ends the prefill: the request has
+  // sampled nothing yet and they reach its last prompt token (it samples its first token).
+  bool ends_prefill(uint64_t num_tokens) const {
+    return generated == 0 && computed + num_tokens >= known_tokens();
+  }
 };
 
 class RequestTable {

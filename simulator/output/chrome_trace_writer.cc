@@ -17,12 +17,16 @@ constexpr int kSwapOutTid = 2;
 constexpr int kSwapInTid = 3;
 constexpr int kTierLoadTid = 4;
 constexpr int kKvInTid = 5;
+constexpr int kTierWriteTid = 6;
 constexpr int kFirstReplicaPid = 3;
 
 // The engine's threads, by tid (1-based); a lone engine has the first three.
-constexpr std::string_view kThreadNames[] = {"iterations", "swap out (device to host)",
+constexpr std::string_view kThreadNames[] = {"iterations",
+                                             "swap out (device to host)",
                                              "swap in (host to device)",
-                                             "loads from lower KV tiers", "KV in (from prefill)"};
+                                             "loads from lower KV tiers",
+                                             "KV in (from prefill)",
+                                             "writes to lower KV tiers"};
 
 double micros(int64_t ns) { return static_cast<double>(ns) / kNsPerUs; }
 
@@ -69,7 +73,8 @@ StatusOr<std::unique_ptr<ChromeTraceWriter>> ChromeTraceWriter::create(
   for (size_t r = 0; r < replica_names.size(); ++r) {
     const int pid = kFirstReplicaPid + static_cast<int>(r);
     writer->name_process(pid, "replica " + replica_names[r]);
-    for (int tid = 1; tid <= kKvInTid; ++tid) writer->name_thread(pid, tid, kThreadNames[tid - 1]);
+    for (int tid = 1; tid <= kTierWriteTid; ++tid)
+      writer->name_thread(pid, tid, kThreadNames[tid - 1]);
   }
   return writer;
 }
@@ -132,7 +137,9 @@ void ChromeTraceWriter::on_transfer(const TransferRecord& t) {
       t.kind == TransferKind::kSwap       ? event(t.to_host ? "swap out" : "swap in", 'X', pid,
                                             t.to_host ? kSwapOutTid : kSwapInTid, t.start_ns)
       : t.kind == TransferKind::kTierLoad ? event("tier load", 'X', pid, kTierLoadTid, t.start_ns)
-                                          : event("kv transfer", 'X', pid, kKvInTid, t.start_ns);
+      : t.kind == TransferKind::kTierWrite
+          ? event("tier write", 'X', pid, kTierWriteTid, t.start_ns)
+          : event("kv transfer", 'X', pid, kKvInTid, t.start_ns);
   transfer["dur"] = micros(t.end_ns - t.start_ns);
   transfer["args"] = {{"request", t.request_id}, {"bytes", t.bytes}};
   write(transfer);

@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "core/check.h"
+#include "core/units.h"
 #include "simulator/engine/sim_observer.h"
 
 namespace kvsim::sim {
@@ -47,7 +48,7 @@ class IntervalSampler {
     if (pending()) advance_to(next_row_ns_, /*inclusive=*/true, emit_row);
   }
   int64_t interval_ns() const { return interval_ns_; }
-  double interval_s() const { return static_cast<double>(interval_ns_) / 1e9; }
+  double interval_s() const { return ns_to_s(interval_ns_); }
 
  private:
   int64_t interval_ns_;

@@ -70,7 +70,7 @@ Summary MetricsCollector::build(const RunInfo& info, const EngineStats& stats,
   s.dropped_too_large = stats.dropped[static_cast<int>(DropReason::kTooLarge)];
   s.dropped_budget = stats.dropped[static_cast<int>(DropReason::kBudget)];
   s.dropped_never_fits = stats.dropped[static_cast<int>(DropReason::kNeverFits)];
-  s.sim_duration_s = ns_to_seconds(stats.last_event_ns);
+  s.sim_duration_s = ns_to_s(stats.last_event_ns);
   s.prompt_tokens = prompt_tokens_;
   s.cached_prompt_tokens = cached_prompt_tokens_;
   s.output_tokens = output_tokens_;
@@ -89,7 +89,7 @@ Summary MetricsCollector::build(const RunInfo& info, const EngineStats& stats,
   s.prefill_tokens_computed = stats.prefill_tokens;
   s.decode_tokens_computed = stats.decode_tokens;
   s.recomputed_tokens = stats.recomputed_tokens;
-  const double blocks = static_cast<double>(info.num_blocks);
+  const double blocks = static_cast<double>(info.num_usable_blocks);
   s.kv_usage_peak = ratio(stats.kv_blocks_peak, blocks);
   const double duration_ns = static_cast<double>(stats.last_event_ns);
   s.kv_usage_mean = ratio(static_cast<double>(stats.kv_used_block_ns), duration_ns * blocks);

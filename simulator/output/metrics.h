@@ -14,8 +14,9 @@
 //   total_tokens_per_s      (prompt + output tokens) of finished requests / sim_duration_s
 //   prefix_cache_hit_rate   prompt tokens served from the cache at first admission / prompt
 //                           tokens, over finished requests
-//   kv_usage_peak / _mean   used blocks / pool blocks: the most at once, and the time average
-//                           over [0, sim_duration]
+//   kv_usage_peak / _mean   used blocks / usable blocks (the pool's less its null block, as
+//                           vLLM's usage): the most at once, and the time average over
+//                           [0, sim_duration]
 //   concurrency_mean        time-average number of requests in the system (arrived, not done)
 //   swap_bytes              bytes moved over the host link, both directions
 // A cluster adds its own fields (simulator/cluster/cluster_summary.h):
@@ -57,8 +58,9 @@ struct RunInfo {
   uint64_t seed = 0;
   uint32_t num_devices = 1;
   uint32_t block_size = 0;
-  uint64_t num_blocks = 0;
+  uint64_t num_blocks = 0;  // the pool's blocks, null block included (kvsim capacity's count)
   uint64_t kv_bytes_per_block = 0;
+  uint64_t num_usable_blocks = 0;  // num_blocks less each pool's null block (not written)
 };
 
 // What a run of several engines adds to the summary: a cluster's replicas, tiers and KV links

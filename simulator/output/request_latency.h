@@ -10,11 +10,10 @@
 #include <optional>
 
 #include "core/check.h"
+#include "core/units.h"
 #include "simulator/engine/sim_observer.h"
 
 namespace kvsim::sim {
-
-inline double ns_to_seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 struct RequestLatency {
   double ttft_s = 0;
@@ -28,12 +27,12 @@ inline RequestLatency latency_of(const RequestRecord& r) {
   KVSIM_CHECK(r.first_scheduled_ns && r.first_token_ns && r.finish_ns,
               "latency of a request that did not finish");
   RequestLatency l;
-  l.ttft_s = ns_to_seconds(*r.first_token_ns - r.arrival_ns);
+  l.ttft_s = ns_to_s(*r.first_token_ns - r.arrival_ns);
   if (r.output_tokens > 1) {
-    l.tpot_s = ns_to_seconds(*r.finish_ns - *r.first_token_ns) / (r.output_tokens - 1);
+    l.tpot_s = ns_to_s(*r.finish_ns - *r.first_token_ns) / (r.output_tokens - 1);
   }
-  l.e2e_s = ns_to_seconds(*r.finish_ns - r.arrival_ns);
-  l.queue_s = ns_to_seconds(*r.first_scheduled_ns - r.arrival_ns);
+  l.e2e_s = ns_to_s(*r.finish_ns - r.arrival_ns);
+  l.queue_s = ns_to_s(*r.first_scheduled_ns - r.arrival_ns);
   return l;
 }
 

@@ -20,7 +20,7 @@ void RequestsCsvWriter::on_request_finished(const RequestRecord& r) {
   OutputFile& f = *file_;
   f.write_uint(r.id);
   f.write(",");
-  f.write_double(ns_to_seconds(r.arrival_ns));
+  f.write_double(ns_to_s(r.arrival_ns));
   f.write(",");
   f.write_uint(r.prompt_tokens);
   f.write(",");
@@ -42,7 +42,7 @@ void RequestsCsvWriter::on_request_finished(const RequestRecord& r) {
     f.write_int(r.prefill_replica);
     f.write(",");
     if (r.prefilled_ns && r.kv_arrived_ns) {
-      f.write_double(ns_to_seconds(*r.kv_arrived_ns - *r.prefilled_ns));
+      f.write_double(ns_to_s(*r.kv_arrived_ns - *r.prefilled_ns));
     }
   }
   f.write("\n");

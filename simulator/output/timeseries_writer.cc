@@ -17,7 +17,7 @@ StatusOr<std::unique_ptr<TimeseriesWriter>> TimeseriesWriter::create(const std::
 void TimeseriesWriter::on_row(const SeriesRow& row) {
   OutputFile& f = *file_;
   const EngineSnapshot& s = row.state;
-  f.write_double(ns_to_seconds(row.time_ns));
+  f.write_double(ns_to_s(row.time_ns));
   for (uint64_t value :
        {uint64_t{s.kv_blocks_used}, uint64_t{s.kv_blocks_cached_free}, uint64_t{s.kv_blocks_free},
         uint64_t{s.running}, uint64_t{s.waiting}, uint64_t{s.swapped}}) {

@@ -32,6 +32,7 @@ RunInfo cluster_run_info(const EngineSetup& setup, const ClusterSetup& cluster,
     }
     info.num_devices += replica.num_devices;
     info.num_blocks += replica.engine.cache.num_blocks;
+    info.num_usable_blocks += replica.engine.cache.num_usable_blocks();
   }
   return info;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/units.h"
 #include "simulator/io/atomic_file.h"
 
 namespace kvsim::sim {
@@ -16,7 +17,7 @@ std::string chrome_trace_path(const Scenario& scenario, const RunOptions& option
 }
 
 int64_t timeseries_interval_ns(const OutputSection& output) {
-  return std::max<int64_t>(1, std::llround(output.timeseries_interval_s * 1e9));
+  return std::max<int64_t>(1, std::llround(output.timeseries_interval_s * kNsPerS));
 }
 
 Status finish_summary(const std::string& dir, std::chrono::steady_clock::time_point wall_start,

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/config_reader.h"
+#include "core/enum_names.h"
 #include "core/names.h"
 #include "simulator/cluster/router.h"
 #include "simulator/scenario/scenario.h"
@@ -120,14 +121,29 @@ Status read_tier(const std::string& name, const ConfigNode& node, TierSection* o
   return r.finish();
 }
 
+// The two fields beside the tier maps; every other key is a tier.
+constexpr std::string_view kChunkTokensKey = "chunk_tokens";
+constexpr std::string_view kWritePolicyKey = "write_policy";
+
+Status read_tier_policy(const ConfigNode& node, TiersSection* out) {
+  ConfigReader r(node, "tiers");
+  r.optional(kChunkTokensKey, &out->chunk_tokens, 1u, 1u << 24);
+  r.optional_with(kWritePolicyKey, &out->write_policy, parse_into<parse_tier_write_policy>);
+  for (const auto& entry : node.entries()) r.allow(entry.first);
+  return r.finish();
+}
+
 Status read_tiers(const ConfigNode& node, TiersSection* out) {
   if (!node.is_map()) {
     return error_at(node.mark(),
                     "tiers: expected a map of tiers below HBM, top to bottom, e.g. "
-                    "{dram: {capacity_gib: 256, bandwidth_gbps: 32}, ssd: {...}}");
+                    "{dram: {capacity_gib: 256, bandwidth_gbps: 32}, ssd: {...}}, and "
+                    "optionally chunk_tokens and write_policy");
   }
   out->present = true;
+  KVSIM_RETURN_IF_ERROR(read_tier_policy(node, out));
   for (const auto& [name, tier] : node.entries()) {
+    if (name == kChunkTokensKey || name == kWritePolicyKey) continue;
     if (name == "hbm") {
       return error_at(
           tier.mark(),

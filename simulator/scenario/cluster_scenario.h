@@ -17,6 +17,9 @@
 //                                # source}
 //     decode_router: least_loaded
 //   tiers:                       # below HBM, top to bottom, in the order written
+//     chunk_tokens: 256          # the tiers' unit, a multiple of the block size (default: one
+//                                # block)
+//     write_policy: write_through  # on_evict (default) or write_through
 //     dram: {capacity_gib: 256, bandwidth_gbps: 32, latency_s: 5e-6, eviction: lru,
 //            shared: false}
 //     ssd:  {capacity_gib: 2048, bandwidth_gbps: 6, latency_s: 1e-4}
@@ -32,6 +35,7 @@
 
 #include "core/config_node.h"
 #include "core/status.h"
+#include "simulator/cluster/tier_policy.h"
 
 namespace kvsim::sim {
 
@@ -70,6 +74,8 @@ struct TierSection {
 struct TiersSection {
   bool present = false;
   std::vector<TierSection> tiers;  // top to bottom
+  uint32_t chunk_tokens = 0;       // tokens per chunk (simulator/cluster/tier_policy.h); 0: a block
+  TierWritePolicy write_policy = TierWritePolicy::kOnEvict;
 };
 
 // Reads the three sections (each may be null: absent). `base_dir` resolves a link file path.

@@ -14,6 +14,8 @@
 #include "core/names.h"
 #include "core/presets.h"
 #include "core/retention_policy.h"
+#include "simulator/cost/calibration_file.h"
+#include "simulator/cost/operator_fits.h"
 
 namespace kvsim::sim {
 namespace {
@@ -56,11 +58,27 @@ Status read_cache(const ConfigNode& node, CacheSection* cache) {
 
 Status read_scheduler(const ConfigNode& node, SchedulerSection* scheduler) {
   ConfigReader r(node, "scheduler");
+  r.optional_with("policy", &scheduler->policy, parse_into<parse_scheduler_policy>);
   r.optional("max_num_seqs", &scheduler->max_num_seqs, 1u, 1u << 20);
   r.optional("max_num_batched_tokens", &scheduler->max_num_batched_tokens, 1u, kMaxTokens);
   r.optional("chunked_prefill", &scheduler->chunked_prefill);
   r.optional_with("preemption", &scheduler->preemption, parse_into<parse_preemption_mode>);
-  return r.finish();
+  r.optional("reserve_full_prompt", &scheduler->reserve_full_prompt);
+  KVSIM_RETURN_IF_ERROR(r.finish());
+  // vllm-v0 never chunks a prompt and sarathi always does: the policy sets chunked_prefill,
+  // and a scenario that says otherwise is an error.
+  if (scheduler->policy == SchedulerPolicy::kVllm) return Status::ok();
+  const bool chunked = scheduler->policy == SchedulerPolicy::kSarathi;
+  if (const ConfigNode* given = node.find("chunked_prefill");
+      given != nullptr && scheduler->chunked_prefill != chunked) {
+    return error_at(given->mark(),
+                    std::string("scheduler: policy ") +
+                        std::string(scheduler_policy_name(scheduler->policy)) +
+                        (chunked ? " always chunks prompts" : " never chunks prompts") +
+                        " (chunked_prefill must be " + (chunked ? "true)" : "false)"));
+  }
+  scheduler->chunked_prefill = chunked;
+  return Status::ok();
 }
 
 // A length distribution: a number (fixed) or a map {dist: ..., ...}.
@@ -141,14 +159,33 @@ Status read_workload(const ConfigNode& node, const std::string& base_dir, Worklo
 
 Status read_cost_model(const ConfigNode& node, const std::string& base_dir, CostModelConfig* out) {
   ConfigReader r(node, "cost_model");
+  r.optional_with("kind", &out->kind, parse_into<parse_cost_model_kind>);
   r.optional("compute_efficiency", &out->compute_efficiency, 1e-3, 1.0);
   r.optional("bandwidth_efficiency", &out->bandwidth_efficiency, 1e-3, 1.0);
   r.optional("interconnect_efficiency", &out->interconnect_efficiency, 1e-3, 1.0);
   r.optional("iteration_overhead_s", &out->iteration_overhead_s, 0.0, 10.0);
   r.optional("allreduce_latency_s", &out->allreduce_latency_s, 0.0, 1.0);
+  r.optional("fit", &out->fit);
+  r.optional_with("cuda_graphs", &out->cuda_graphs, parse_into<parse_cuda_graphs>);
   r.optional("calibration", &out->calibration);
+  r.optional("profiles", &out->profiles);
+  r.optional("topology", &out->topology);
+  const ConfigNode* parameters = r.child("parameters");
   KVSIM_RETURN_IF_ERROR(r.finish());
+  if (parameters != nullptr) {
+    KVSIM_RETURN_IF_ERROR(
+        read_fit_overrides(*parameters, "cost_model.parameters", &out->parameters));
+  }
+  if (!out->fit.empty()) {
+    const auto fit = find_operator_fit(out->fit);
+    if (!fit.is_ok()) return error_at(node.find("fit")->mark(), fit.status().message());
+  }
+  // Before kinds existed a CSV calibration replaced the roofline: it still means a table.
+  const bool csv = out->calibration.size() > 4 &&
+                   out->calibration.compare(out->calibration.size() - 4, 4, ".csv") == 0;
+  if (node.find("kind") == nullptr && csv) out->kind = CostModelKind::kTable;
   out->calibration = resolve_path(out->calibration, base_dir);
+  out->profiles = resolve_path(out->profiles, base_dir);
   return Status::ok();
 }
 
@@ -268,6 +305,13 @@ StatusOr<Scenario> scenario_from_config(const ConfigNode& tree, const std::strin
   KVSIM_RETURN_IF_ERROR(read_cluster_sections(cluster_sections[0], cluster_sections[1],
                                               cluster_sections[2], base_dir, &s.cluster,
                                               &s.disaggregation, &s.tiers));
+  // KV from outside (tier loads, a prefill instance's KV) is admitted by the vllm policy only.
+  if ((s.tiers.present || s.disaggregation.present) &&
+      s.scheduler.policy != SchedulerPolicy::kVllm) {
+    return error_at(tree.find("scheduler")->mark(),
+                    "scheduler: policy " + std::string(scheduler_policy_name(s.scheduler.policy)) +
+                        " takes no KV from tiers or a prefill instance; use policy vllm");
+  }
   return s;
 }
 

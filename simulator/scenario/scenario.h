@@ -24,12 +24,15 @@
 //   cache:      block_size dtype quant_group mem_fraction num_blocks_override prefix_caching
 //               eviction retention host_swap_gib   (mem_fraction: the engine's
 //               gpu_memory_utilization / mem_fraction_static; 0 = the engine's default)
-//   scheduler:  max_num_seqs max_num_batched_tokens chunked_prefill preemption
-//               (0 = what the engine would choose for the model and device)
+//   scheduler:  policy max_num_seqs max_num_batched_tokens chunked_prefill preemption
+//               reserve_full_prompt   (limits: 0 = what the engine would choose for the
+//               model and device)
 //   workload:   trace trace_format skip_bad_rows synthetic{...} max_requests time_scale rate
 //               prefix_tokens
-//   cost_model: compute_efficiency bandwidth_efficiency interconnect_efficiency
-//               iteration_overhead_s allreduce_latency_s calibration
+//   cost_model: kind (operators roofline profile table); operators: fit cuda_graphs
+//               calibration (YAML) parameters{...}; roofline: compute_efficiency
+//               bandwidth_efficiency interconnect_efficiency iteration_overhead_s
+//               allreduce_latency_s; profile: profiles topology; table: calibration (CSV)
 //   output:     dir requests_csv timeseries timeseries_interval_s chrome_trace
 //   cluster:, disaggregation:, tiers:   replicas, routers, xPyD and the tiered KV pool
 //               (simulator/scenario/cluster_scenario.h); any of them makes the run a cluster's
@@ -44,7 +47,7 @@
 #include "core/dtype.h"
 #include "core/engine_memory.h"
 #include "core/status.h"
-#include "simulator/cost/roofline_cost_model.h"
+#include "simulator/cost/cost_model_config.h"
 #include "simulator/engine/scheduler_limits.h"
 #include "simulator/scenario/cluster_scenario.h"
 #include "simulator/workload/synthetic_workload.h"
@@ -65,10 +68,12 @@ struct CacheSection {
 };
 
 struct SchedulerSection {
+  SchedulerPolicy policy = SchedulerPolicy::kVllm;  // vllm, vllm-v0 or sarathi
   uint32_t max_num_seqs = 0;            // requests in one batch; 0: the engine's default
   uint32_t max_num_batched_tokens = 0;  // tokens computed per iteration; 0: the engine's
-  bool chunked_prefill = true;          // split long prompts over iterations
+  bool chunked_prefill = true;          // split long prompts over iterations (vllm-v0: false)
   PreemptionMode preemption = PreemptionMode::kRecompute;
+  bool reserve_full_prompt = true;  // admit only when the whole prompt fits (vLLM v1 default)
 };
 
 struct WorkloadSection {

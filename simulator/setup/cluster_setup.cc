@@ -2,14 +2,11 @@
 
 #include <cmath>
 
+#include "core/units.h"
 #include "simulator/setup/engine_setup.h"
 
 namespace kvsim::sim {
-namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-}  // namespace
+namespace {}  // namespace
 
 std::vector<ReplicaGroup> replica_groups(const Scenario& s) {
   if (!s.cluster.replicas.empty()) return s.cluster.replicas;
@@ -35,12 +32,22 @@ std::vector<TierConfig> tier_configs(const TiersSection& section) {
     tier.name = t.name;
     tier.shared = t.shared;
     tier.eviction = t.eviction;
-    tier.capacity_bytes = t.capacity_gib * kGiB;
-    tier.bandwidth_bytes_per_s = t.bandwidth_gbps * 1e9;
+    tier.capacity_bytes = t.capacity_gib * kBytesPerGiB;
+    tier.bandwidth_bytes_per_s = t.bandwidth_gbps * static_cast<double>(kGB);
     tier.latency_s = t.latency_s;
     tiers.push_back(std::move(tier));
   }
   return tiers;
+}
+
+// tiers.chunk_tokens is a multiple of the replica's block size (the error at the field).
+Status check_chunk(const Scenario& s, const ReplicaSetup& replica) {
+  const Status chunked =
+      blocks_per_chunk(s.tiers.chunk_tokens, replica.engine.cache.block_size, replica.name)
+          .status();
+  const ConfigNode* field = s.tree.find_path("tiers.chunk_tokens");
+  if (chunked.is_ok() || field == nullptr) return chunked;
+  return error_at(field->mark(), chunked.message());
 }
 
 }  // namespace
@@ -64,6 +71,8 @@ StatusOr<ClusterSetup> prepare_cluster(const Scenario& s) {
   setup.decode_router = s.disaggregation.decode_router;
   setup.disaggregated = s.disaggregation.present;
   setup.tiers = tier_configs(s.tiers);
+  setup.tier_chunk_tokens = s.tiers.chunk_tokens;
+  setup.tier_write_policy = s.tiers.write_policy;
   if (!setup.tiers.empty() && !s.cache.prefix_caching) {
     return Status::invalid_argument(
         "tiers: a tiered KV pool keeps prefix blocks; it needs cache.prefix_caching: true");
@@ -88,6 +97,7 @@ StatusOr<ClusterSetup> prepare_cluster(const Scenario& s) {
       replica.engine = engine.engine;
       replica.engine.replica = index;
       replica.engine.scheduler.role = replica.role;
+      if (!setup.tiers.empty()) KVSIM_RETURN_IF_ERROR(check_chunk(s, replica));
       setup.replicas.push_back(std::move(replica));
     }
   }
@@ -109,10 +119,12 @@ ClusterConfig cluster_config(const ClusterSetup& setup) {
   config.decode_router = setup.decode_router;
   if (setup.disaggregated) {
     config.link.name = setup.link.name;
-    config.link.bytes_per_s = setup.link.bandwidth_gbps * 1e9;
-    config.link.latency_ns = std::llround(setup.link.latency_s * 1e9);
+    config.link.bytes_per_s = setup.link.bandwidth_gbps * static_cast<double>(kGB);
+    config.link.latency_ns = std::llround(setup.link.latency_s * kNsPerS);
   }
   config.tiers = setup.tiers;
+  config.tier_chunk_tokens = setup.tier_chunk_tokens;
+  config.tier_write_policy = setup.tier_write_policy;
   return config;
 }
 

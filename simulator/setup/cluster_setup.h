@@ -41,6 +41,8 @@ struct ClusterSetup {
   bool disaggregated = false;
   LinkSpec link;  // disaggregated only
   std::vector<TierConfig> tiers;
+  uint32_t tier_chunk_tokens = 0;  // ClusterConfig's
+  TierWritePolicy tier_write_policy = TierWritePolicy::kOnEvict;
 };
 
 // The groups the cluster is made of: cluster.replicas as written, or one group of the

@@ -1,5 +1,7 @@
 #include "simulator/setup/engine_setup.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 
@@ -26,6 +28,7 @@ EngineQuery scenario_engine_query(const Scenario& s) {
   query.chunked_prefill = s.scheduler.chunked_prefill;
   return query;
 }
+constexpr double kWatermarkFraction = 0.01;  // vLLM v0 and Vidur: watermark_blocks_fraction
 
 StatusOr<ModelSpec> resolve_model(const ConfigNode& node) {
   if (node.is_map()) return model_from_config(node, "inline-model");
@@ -40,8 +43,8 @@ StatusOr<DeviceSpec> resolve_device(const ConfigNode& node) {
 StatusOr<std::shared_ptr<const RetentionPolicy>> resolve_retention(const Scenario& s,
                                                                    const ModelSpec& model) {
   std::string spec = s.cache.retention;
-  if (spec == "full" && model.sliding_window_tokens > 0) {
-    spec = "window:" + std::to_string(model.sliding_window_tokens);
+  if (spec == "full" && uniform_window_tokens(model) > 0) {
+    spec = "window:" + std::to_string(uniform_window_tokens(model));
   }
   KVSIM_ASSIGN_OR_RETURN(std::unique_ptr<RetentionPolicy> policy, make_retention_policy(spec));
   return std::shared_ptr<const RetentionPolicy>(std::move(policy));
@@ -51,7 +54,7 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
   const CapacityResult& capacity = setup.capacity;
   uint64_t num_blocks = s.cache.num_blocks_override;
   if (num_blocks == 0) {
-    if (!capacity.num_blocks || *capacity.num_blocks == 0) {
+    if (!capacity.num_blocks || *capacity.num_blocks < 2) {  // block 0 is the null block
       return Status::invalid_argument(
           "no KV block fits: '" + setup.model.name + "' on " + std::to_string(s.num_devices) +
           " x '" + setup.device.name +
@@ -76,6 +79,13 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
       std::min(host_blocks, static_cast<double>(std::numeric_limits<uint32_t>::max())));
   KVSIM_ASSIGN_OR_RETURN(auto retention, resolve_retention(s, setup.model));
   SchedulerLimits& limits = e->scheduler;
+  limits.policy = s.scheduler.policy;
+  limits.reserve_full_prompt = s.scheduler.reserve_full_prompt;
+  // vLLM v0's and Vidur's admissions leave 1% of the pool free (watermark 0.01); v1 has none.
+  if (s.scheduler.policy != SchedulerPolicy::kVllm) {
+    limits.watermark_blocks =
+        static_cast<uint32_t>(static_cast<double>(num_blocks) * kWatermarkFraction);
+  }
   limits.max_num_seqs = s.scheduler.max_num_seqs;
   limits.max_num_batched_tokens = s.scheduler.max_num_batched_tokens;
   if (setup.engine_budget) {
@@ -96,7 +106,7 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
     e->cache.retention = std::move(retention);  // "full" stays null: nothing to trim
   }
   e->max_model_len = setup.model.max_position_embeddings;
-  e->host_link_bytes_per_s = setup.device.host_link_gbps * 1e9;
+  e->host_link_bytes_per_s = setup.device.host_link_gbps * static_cast<double>(kGB);
   return Status::ok();
 }
 
@@ -107,6 +117,14 @@ StatusOr<EngineSetup> prepare_engine_setup(const Scenario& s) {
   setup.scenario = s;
   KVSIM_ASSIGN_OR_RETURN(setup.model, resolve_model(s.model));
   KVSIM_ASSIGN_OR_RETURN(setup.device, resolve_device(s.device));
+  if (is_hybrid(setup.model)) {
+    return Status::invalid_argument(fmt::format(
+        "model '{}' is hybrid ({}): kvsim simulate has one block table per request and would "
+        "size and free its cache wrongly; the per-group cache manager (vLLM's hybrid KV cache "
+        "manager, issue 15 part 2) is not written yet. `kvsim capacity --model {}` sizes it by "
+        "group.",
+        setup.model.name, describe_layer_groups(setup.model), setup.model.name));
+  }
   if (setup.model.num_params == 0) {
     return Status::invalid_argument("model '" + setup.model.name +
                                     "' has no num_params: the simulator needs the weights' size");

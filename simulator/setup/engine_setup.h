@@ -13,9 +13,11 @@
 //                 for the model and device (vLLM: 2048 / 256 below 70 GiB or on an A100)
 //   bytes/block   CapacityResult::kv_bytes_per_block (swap transfers, the cost model)
 //   host tier     floor(host_swap_gib x 2^30 / bytes per block) blocks
-//   retention     cache.retention; "full" on a sliding-window model (Mistral) becomes
+//   retention     cache.retention; "full" on a sliding-window model (Mistral, Phi-3) becomes
 //                 window:<its window>, as vLLM frees blocks outside the window
 //   context       the model's max_position_embeddings
+//   hybrid models (core/model_spec.h is_hybrid) are refused with a message: one block table
+//                 per request cannot hold per-group caches (the per-group manager is to come)
 #pragma once
 
 #include "core/capacity_plan.h"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/units.h"
 #include "simulator/workload/trace_source.h"
 
 namespace kvsim::sim {
@@ -47,7 +48,7 @@ StatusOr<double> trace_rate(const WorkloadSection& w) {
                                     ": workload.rate needs a trace with arrivals "
                                     "spread over time (at least two distinct timestamps)");
   }
-  return static_cast<double>(count - 1) / (static_cast<double>(last_ns) / 1e9);
+  return static_cast<double>(count - 1) / ns_to_s(last_ns);
 }
 
 StatusOr<double> workload_rate(const WorkloadSection& w) {

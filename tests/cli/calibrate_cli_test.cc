@@ -114,5 +114,23 @@ TEST(CalibrateCliTest, EmptyForeignAndUnderspecifiedLogsExit2NamingTheFile) {
   EXPECT_THAT(no_model.err, HasSubstr("give --model"));
 }
 
+// One `calibrate` subcommand, two modes: the shared flags parse in either, each mode's own
+// flags refuse the other mode, and neither mode given is an error saying both.
+TEST(CalibrateCliTest, TheTwoModesShareOneSubcommandAndRefuseEachOthersFlags) {
+  const auto log = data_root() / "startup_logs" / "v1_0.11.0_granite-4.0-micro_l40s.log";
+  const CliResult fit = run_kvsim("calibrate --from-log " + log.string() + " --fit a100");
+  EXPECT_EQ(fit.exit_code, 2);
+  EXPECT_THAT(fit.out + fit.err, HasSubstr("excludes"));
+  const CliResult csv = run_kvsim("calibrate measured.csv --from-log " + log.string());
+  EXPECT_EQ(csv.exit_code, 2);
+  EXPECT_THAT(csv.out + csv.err, HasSubstr("excludes"));
+  const CliResult neither = run_kvsim("calibrate --device a100-80g --tp 2");
+  EXPECT_EQ(neither.exit_code, 2);
+  EXPECT_THAT(neither.err, HasSubstr("MEASUREMENTS.csv or --from-log"));
+  const CliResult shape = run_kvsim("calibrate --from-log " + log.string() + " --layers 4");
+  EXPECT_EQ(shape.exit_code, 2);
+  EXPECT_THAT(shape.err, HasSubstr("--from-log takes the model as --model"));
+}
+
 }  // namespace
 }  // namespace kvsim::testing

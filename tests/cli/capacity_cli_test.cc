@@ -25,8 +25,8 @@ TEST(CapacityCliTest, JsonHasTheDocumentedKeysAndExactFigures) {
   EXPECT_EQ(out["kv_bytes_per_token"], 4'718'592u);
   EXPECT_TRUE(out["num_blocks"].is_null());  // no device
   for (const char* key : {"kv_bytes_per_token", "kv_bytes_per_block", "kv_bytes_for_request",
-                          "weight_bytes", "kv_budget_bytes", "num_blocks", "max_tokens",
-                          "max_batch_at_seq_len", "max_seq_len_at_batch"}) {
+                          "weight_bytes", "kv_budget_bytes", "num_blocks", "num_usable_blocks",
+                          "max_tokens", "max_batch_at_seq_len", "max_seq_len_at_batch"}) {
     EXPECT_TRUE(out.contains(key)) << key;
   }
 }
@@ -37,8 +37,12 @@ TEST(CapacityCliTest, HandDefinedModelAndDevice) {
       "--kv-budget-bytes 1073741824");
   EXPECT_EQ(out["kv_bytes_for_request"], 268'435'456u);
   EXPECT_EQ(out["kv_bytes_per_block"], 262'144u * 16);
-  EXPECT_EQ(out["num_blocks"], 1'073'741'824u / (262'144u * 16));
+  EXPECT_EQ(out["num_blocks"], 1'073'741'824u / (262'144u * 16));  // 256
   EXPECT_EQ(out["max_tokens"], 1'073'741'824u / 262'144u);
+  // 256 blocks would hold four 1024-token sequences of 64 blocks, but block 0 is the null
+  // block: 255 are usable, so three fit (vLLM would log "Maximum concurrency 4.00x").
+  EXPECT_EQ(out["num_usable_blocks"], 255u);
+  EXPECT_EQ(out["max_batch_at_seq_len"], 3u);
 }
 
 TEST(CapacityCliTest, TextShowsTheFormulaWithNumbers) {
@@ -57,7 +61,7 @@ TEST(CapacityCliTest, AllDevicesTable) {
   EXPECT_THAT(result.out, HasSubstr("h200"));
   const json all = run_json("capacity --model llama3-8b --device all");
   ASSERT_TRUE(all.is_array());
-  EXPECT_EQ(all.size(), 10u);
+  EXPECT_EQ(all.size(), 23u);
 }
 
 TEST(CapacityCliTest, BadInputExitsWithTwoAndAMessage) {
@@ -106,8 +110,8 @@ TEST(LayoutCliTest, RejectsOutOfRangeLocate) {
 
 TEST(PresetsCliTest, ListsEveryKind) {
   const json out = run_json("presets");
-  EXPECT_EQ(out["models"].size(), 12u);
-  EXPECT_EQ(out["devices"].size(), 10u);
+  EXPECT_EQ(out["models"].size(), 48u);   // presets/models
+  EXPECT_EQ(out["devices"].size(), 23u);  // presets/devices
   EXPECT_TRUE(out.contains("scenarios"));
 }
 

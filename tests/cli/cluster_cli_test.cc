@@ -134,6 +134,44 @@ TEST(ClusterCliTest, TieredPrefixPoolHitsMoreWithEachTier) {
   EXPECT_LE(ssd["tiers"]["dram"]["usage_peak"].get<double>(), 1.0);
 }
 
+// The LMCache-style preset: 256-token chunks written through to DRAM and SSD; and the
+// block-granular preset in chunks (--set), still demoting on eviction.
+TEST(ClusterCliTest, ChunkedPoolsHitWholeChunksAndReportWrites) {
+  KVSIM_REQUIRE_DATA("traces/conversation_trace.jsonl");
+  const json lmcache =
+      run_json("simulate tiered-prefix-pool-lmcache --set workload.max_requests=2000");
+  const json chunked = run_json(
+      "simulate tiered-prefix-pool --set workload.max_requests=2000 --set tiers.chunk_tokens=256");
+  const json hbm = run_json(
+      "simulate tiered-prefix-pool --set workload.max_requests=2000 "
+      "--set tiers=null");
+  EXPECT_EQ(lmcache["tier_write_through"], 1);
+  EXPECT_EQ(chunked["tier_write_through"], 0);
+  for (const json* run : {&lmcache, &chunked}) {
+    EXPECT_GT((*run)["prefix_cache_hit_rate"].get<double>(),
+              hbm["prefix_cache_hit_rate"].get<double>() + 0.1);
+    EXPECT_GT((*run)["tier_loaded_requests"].get<uint64_t>(), 0u);
+    EXPECT_GT((*run)["tier_load_wait_s"]["mean"].get<double>(), 0.0);
+    for (const char* tier : {"dram", "ssd"}) {
+      const json& t = (*run)["tiers"][tier];
+      EXPECT_EQ(t["chunk_tokens"], 256) << tier;
+      EXPECT_EQ(t["hit_blocks"].get<uint64_t>(), 16 * t["hit_chunks"].get<uint64_t>()) << tier;
+      const uint64_t stored_chunks = t["stored_blocks"].get<uint64_t>() / 16;
+      ASSERT_GT(stored_chunks, 0u) << tier;
+      const uint64_t chunk_bytes = t["written_bytes"].get<uint64_t>() / stored_chunks;
+      EXPECT_EQ(t["written_bytes"].get<uint64_t>(), stored_chunks * chunk_bytes) << tier;
+      EXPECT_EQ(t["load_bytes"].get<uint64_t>() % chunk_bytes, 0u) << tier;  // whole chunks
+    }
+  }
+  EXPECT_GT(lmcache["tiers"]["ssd"]["writes"].get<uint64_t>(), 0u);
+  EXPECT_EQ(chunked["tiers"]["dram"]["writes"], 0);
+  // Written through, each tier holds its own copy: both took the same chunks in.
+  EXPECT_EQ(lmcache["tiers"]["dram"]["stored_blocks"].get<uint64_t>() +
+                lmcache["tiers"]["dram"]["refreshed_blocks"].get<uint64_t>(),
+            lmcache["tiers"]["ssd"]["stored_blocks"].get<uint64_t>() +
+                lmcache["tiers"]["ssd"]["refreshed_blocks"].get<uint64_t>());
+}
+
 TEST(ClusterCliTest, TextOutputHasTheClusterLines) {
   const auto path = write_scenario("cli_text", "disaggregation: {prefill: 1, decode: 1}\n");
   const CliResult result = run_kvsim("simulate " + path.string());

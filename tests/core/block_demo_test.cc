@@ -43,8 +43,14 @@ TEST(BlockDemoTest, LruRunHitsEvictsAndPreempts) {
   EXPECT_EQ(count_events(*demo, CacheEventKind::kHit), 4u);  // 2 on arrival, 2 on resuming
   EXPECT_EQ(count_events(*demo, CacheEventKind::kEvict), 3u);
   EXPECT_EQ(demo->steps[6].stats.num_preemptions, 1u);
+  // Free-queue order: the 9 blocks never used, then request 2's tail (partial 6, cached 5).
   EXPECT_THAT(demo->steps[7].requests[3].block_table,
-              ::testing::ElementsAre(7, 8, 9, 10, 11, 12, 13, 14, 15, 5, 4));
+              ::testing::ElementsAre(8, 9, 10, 11, 12, 13, 14, 15, 16, 6, 5));
+  for (const DemoStep& step : demo->steps) {
+    ASSERT_EQ(step.blocks.size(), 17u);
+    EXPECT_EQ(demo_block_state(step.blocks[0]), DemoBlockState::kNull);  // never handed out
+    EXPECT_EQ(step.stats.num_blocks, 16u);
+  }
   EXPECT_FALSE(run_block_demo("mru").is_ok());
 }
 

@@ -1,6 +1,7 @@
-// BlockPool and its free queue on a 6-block pool: the exact blocks handed out and the exact
-// eviction order after every step, for every eviction policy (one suite, one table of
-// expectations per policy).
+// BlockPool and its free queue on a 6-block pool (no null block, as a tier's): the exact
+// blocks handed out and the exact eviction order after every step, for every eviction policy
+// (one suite, one table of expectations per policy); several blocks per hash, the sink,
+// reset_prefix_cache, and a device pool's null block.
 #include "core/block_pool.h"
 
 #include <gmock/gmock.h>
@@ -26,7 +27,7 @@ struct PolicyExpectation {
 };
 
 const PolicyExpectation kExpectations[] = {
-    // lru: empty block 5 first, then in the order blocks were freed (tail first).
+    // lru: in the order blocks were freed (tail first), block 5 (never used) first.
     {"lru", {5, 2, 1, 0}, {5, 2, 0, 1, 4, 3}, {5, 2, 0}, 2},
     // lfu: block 1 was hit once more than the others, so it goes last.
     {"lfu", {5, 2, 1, 0}, {5, 2, 0, 4, 3, 1}, {5, 2, 0}, 2},
@@ -107,21 +108,84 @@ TEST_P(BlockPoolPolicyTest, PoolScenario) {
   pool_.check_invariants();
 }
 
-TEST_P(BlockPoolPolicyTest, FirstRegistrationOfAHashWins) {
+// vLLM keeps every block cached under a hash (no de-duplication): the earliest-cached copy
+// still cached answers find(), and evicting it hands the hash to the next copy.
+TEST_P(BlockPoolPolicyTest, SeveralBlocksPerHashTheEarliestAnswers) {
   const bool caching = std::string(GetParam().name) != "none";
   const BlockId a = pool_.allocate();
   const BlockId b = pool_.allocate();
+  const BlockId c = pool_.allocate();
   EXPECT_EQ(pool_.cache(a, 7), caching);
-  EXPECT_FALSE(pool_.cache(b, 7));  // same content computed twice: b stays unhashed
+  EXPECT_EQ(pool_.cache(b, 7), caching);  // same content computed twice: both cached
+  EXPECT_EQ(pool_.cache(c, 7), caching);
   EXPECT_FALSE(pool_.cache(a, 8));  // a block keeps its first hash
-  if (caching) {
-    EXPECT_EQ(*pool_.find(7), a);
+  pool_.check_invariants();
+  if (!caching) {
+    EXPECT_FALSE(pool_.find(7).has_value());
+    return;
   }
-  pool_.share(a);
-  EXPECT_EQ(pool_.ref_count(a), 2u);
+  EXPECT_EQ(pool_.num_cached_blocks(), 3u);
+  EXPECT_EQ(pool_.find(7), std::optional<BlockId>(a));
+  // Every block is free, in the order a, b, c at the back of the queue (lfu: equal uses; fifo:
+  // cache order); the three blocks never used come first.
+  for (BlockId block : {a, b, c}) pool_.release(block);
+  EXPECT_EQ(pool_.num_cached_free_blocks(), 3u);
+  std::vector<BlockId> out(3);
+  pool_.allocate(out);  // blocks 3, 4, 5: nothing evicted
+  EXPECT_EQ(pool_.num_evictions(), 0u);
+  EXPECT_EQ(pool_.allocate(), a);  // evicts the earliest copy: b takes over
+  EXPECT_EQ(pool_.find(7), std::optional<BlockId>(b));
+  EXPECT_FALSE(pool_.block_hash(a).has_value());
+  pool_.touch(c);  // a hit on the later copy: out of the queue
+  EXPECT_EQ(pool_.allocate(), b);
+  EXPECT_EQ(pool_.find(7), std::optional<BlockId>(c));
+  EXPECT_EQ(pool_.num_evictions(), 2u);
+  EXPECT_EQ(pool_.num_cached_blocks(), 1u);
+  pool_.check_invariants();
+}
+
+// The sink hears of a content only when its last copy leaves the pool.
+TEST_P(BlockPoolPolicyTest, TheSinkIsToldWhenTheLastCopyIsEvicted) {
+  if (std::string(GetParam().name) == "none") return;
+  EvictionRecorder evicted;
+  pool_.set_eviction_sink(&evicted);
+  std::vector<BlockId> all(6);
+  pool_.allocate(all);
+  for (BlockId block : all) pool_.cache(block, block < 3 ? 7 : 100 + block);
+  for (BlockId block : all) pool_.release(block);
+  std::vector<BlockId> reused(4);
+  pool_.allocate(reused);  // evicts 0, 1, 2 (hash 7 three times) and 3
+  EXPECT_EQ(pool_.num_evictions(), 4u);
+  EXPECT_EQ(evicted.evicted, (std::vector<BlockHash>{7, 103}));
+  pool_.set_eviction_sink(nullptr);
+}
+
+// vLLM's reset_prefix_cache: refused while a block is held; else every hash goes, no eviction
+// is counted and the free queue keeps its order.
+TEST_P(BlockPoolPolicyTest, ResetPrefixCacheDropsEveryHashAndKeepsTheOrder) {
+  const BlockId a = pool_.allocate();
+  const BlockId b = pool_.allocate();
+  pool_.cache(a, 1);
+  pool_.cache(b, 1);
   pool_.release(a);
-  pool_.release(a);
+  EXPECT_FALSE(pool_.reset_prefix_cache());  // b is held
   pool_.release(b);
+  std::vector<BlockId> before;
+  pool_.eviction_order(&before);
+  EXPECT_TRUE(pool_.reset_prefix_cache());
+  std::vector<BlockId> after;
+  pool_.eviction_order(&after);
+  EXPECT_EQ(after, before);
+  EXPECT_EQ(pool_.num_cached_blocks(), 0u);
+  EXPECT_EQ(pool_.num_cached_free_blocks(), 0u);
+  EXPECT_FALSE(pool_.find(1).has_value());
+  EXPECT_EQ(pool_.num_evictions(), 0u);
+  pool_.check_invariants();
+  const bool caching = std::string(GetParam().name) != "none";
+  const BlockId c = pool_.allocate();
+  EXPECT_EQ(pool_.cache(c, 1), caching);  // the map works after the reset
+  EXPECT_EQ(pool_.find(1), caching ? std::optional<BlockId>(c) : std::nullopt);
+  pool_.release(c);
   pool_.check_invariants();
 }
 
@@ -161,6 +225,45 @@ TEST_P(BlockPoolPolicyTest, AllocatingManyAtOnceIsAllocatingOneByOne) {
 
 INSTANTIATE_TEST_SUITE_P(EveryPolicy, BlockPoolPolicyTest, ::testing::ValuesIn(kExpectations),
                          [](const auto& test_info) { return std::string(test_info.param.name); });
+
+// vLLM's one free queue: a cached block freed before an empty one is reused first (s03 of the
+// conformance traces); lfu and fifo reuse the empty block first.
+TEST(EvictionPolicyTest, LruIsOneQueueInFreeOrderCachedOrNot) {
+  for (const char* name : {"lru", "lfu", "fifo"}) {
+    BlockPool pool(2, std::move(make_eviction_policy(name, 2)).value());
+    const BlockId cached = pool.allocate();
+    const BlockId empty = pool.allocate();
+    pool.cache(cached, 5);
+    pool.release(cached);
+    pool.release(empty);
+    const bool lru = std::string(name) == "lru";
+    EXPECT_EQ(pool.allocate(), lru ? cached : empty) << name;
+    EXPECT_EQ(pool.num_evictions(), lru ? 1u : 0u) << name;
+  }
+}
+
+// Block 0 of a device pool is vLLM's null block: never free, never handed out.
+TEST(BlockPoolTest, TheNullBlockIsNeverHandedOut) {
+  BlockPool pool(4, std::move(make_eviction_policy("lru", 4)).value(), NullBlock::kReserved);
+  EXPECT_EQ(pool.num_blocks(), 4u);
+  EXPECT_EQ(pool.num_usable_blocks(), 3u);
+  EXPECT_EQ(pool.first_usable_block(), 1u);
+  EXPECT_EQ(pool.num_free_blocks(), 3u);
+  std::vector<BlockId> order;
+  pool.eviction_order(&order);
+  EXPECT_THAT(order, ElementsAre(1, 2, 3));
+  std::vector<BlockId> all(3);
+  pool.allocate(all);
+  EXPECT_THAT(all, ElementsAre(1, 2, 3));
+  EXPECT_EQ(pool.num_used_blocks(), 3u);
+  EXPECT_EQ(pool.num_free_blocks(), 0u);
+  EXPECT_EQ(pool.ref_count(kReservedNullBlock), 0u);
+  pool.check_invariants();
+  EXPECT_DEATH(pool.release(kReservedNullBlock), "of a free block");
+  EXPECT_DEATH(
+      BlockPool(1, std::move(make_eviction_policy("lru", 1)).value(), NullBlock::kReserved),
+      "pool size out of range");
+}
 
 // An id outside the pool is a bug in the caller: every call that takes one aborts, naming it
 // (never a read or write past the block records).

@@ -90,8 +90,9 @@ TEST(CapacityTest, BlocksOfAGivenBudgetOnAnNdDevice) {
   EXPECT_EQ(r.block_size, 16u);
   EXPECT_EQ(r.kv_bytes_per_block, 131'072u * 16);
   EXPECT_EQ(*r.num_blocks, 10 * kGiB / (131'072u * 16));
-  EXPECT_EQ(*r.max_tokens, *r.num_blocks * 16);
-  EXPECT_EQ(*r.max_batch_at_seq_len, *r.num_blocks / (8192 / 16));
+  EXPECT_EQ(*r.max_tokens, *r.num_blocks * 16);        // vLLM's "GPU KV cache size": all blocks
+  EXPECT_EQ(*r.num_usable_blocks, *r.num_blocks - 1);  // block 0 is the null block
+  EXPECT_EQ(*r.max_batch_at_seq_len, (*r.num_blocks - 1) / (8192 / 16));
 }
 
 TEST(CapacityTest, NzDevicePadsBlocks) {

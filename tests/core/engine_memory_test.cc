@@ -115,6 +115,8 @@ TEST(EngineMemoryTest, WeightsLargerThanMemoryGiveZeroBlocks) {
   ASSERT_TRUE(plan->engine.has_value());
   EXPECT_TRUE(plan->engine->budget_negative);
   EXPECT_EQ(*plan->capacity.num_blocks, 0u);
+  EXPECT_EQ(*plan->capacity.num_usable_blocks, 0u);
+  EXPECT_EQ(*plan->capacity.max_batch_at_seq_len, 0u);
 }
 
 TEST(EngineMemoryTest, UnknownEngineListsTheValidNames) {

@@ -1,4 +1,4 @@
-// FlatIdMap's exact behaviour: scripted sequences of insert, find and erase (no overwrite,
+// FlatIdMap's exact behaviour: scripted sequences of insert, find, replace and erase (no overwrite,
 // the kEmpty sentinel, keys 0 and 2^64 - 1), probe runs built from colliding keys and emptied
 // in every order (backward-shift deletion, also across the end of the table), growth, and a
 // seeded random stream of 1e5 operations checked against std::unordered_map.
@@ -78,6 +78,19 @@ TEST(FlatIdMap, InsertDoesNotOverwriteEraseThenInsertDoes) {
   EXPECT_TRUE(map.insert(7, 72));  // the overwrite: erase, then insert
   EXPECT_EQ(map.find(7), 72u);
   EXPECT_EQ(map.size(), 1u);
+}
+
+// replace() changes the value of a present key only, wherever its probe run put it.
+TEST(FlatIdMap, ReplaceChangesOnlyPresentKeys) {
+  FlatIdMap map;
+  const std::vector<uint64_t> run = keys_homed_at(3, 3);  // one probe run: slots 3, 4, 5
+  for (uint64_t key : run) EXPECT_TRUE(map.insert(key, value_of(key)));
+  EXPECT_TRUE(map.replace(run[2], 99));
+  EXPECT_EQ(map.find(run[2]), 99u);
+  EXPECT_EQ(map.find(run[1]), value_of(run[1]));
+  EXPECT_FALSE(map.replace(keys_homed_at(3, 4)[3], 5));  // absent: nothing is inserted
+  EXPECT_EQ(map.size(), 3u);
+  EXPECT_DEATH(map.replace(run[0], kEmpty), "cannot store kEmpty");
 }
 
 // The sentinel is a value; any key is allowed, 0 (the key of the empty slots) included.

@@ -1,5 +1,6 @@
 // KvCacheManager on tiny pools (block size 4): exact block tables, ref counts and free-queue
-// order after each step, run against every eviction policy.
+// order after each step, run against every eviction policy. Block 0 is the null block: a pool
+// of N usable blocks has N + 1 blocks and lends out ids 1 .. N.
 #include "core/kv_cache_manager.h"
 
 #include <gmock/gmock.h>
@@ -22,11 +23,11 @@ using ::testing::HasSubstr;
 constexpr BlockId N = kNullBlock;
 constexpr BlockId S = kSwappedBlock;
 
-KvCacheManager make_manager(const std::string& eviction, uint32_t num_blocks,
+KvCacheManager make_manager(const std::string& eviction, uint32_t num_usable_blocks,
                             uint32_t num_host_blocks = 0,
                             std::shared_ptr<const RetentionPolicy> retention = nullptr) {
   KvCacheConfig config;
-  config.num_blocks = num_blocks;
+  config.num_blocks = num_usable_blocks + 1;  // + the null block
   config.block_size = 4;
   config.eviction = eviction;
   config.num_host_blocks = num_host_blocks;
@@ -75,11 +76,14 @@ struct ManagerExpectation {
   uint64_t swap_in_bytes;
 };
 
+// lru is vLLM's single queue: the order blocks were freed, cached or not (so on swap-in it
+// reuses cached block 7 although partial block 3, freed later, is empty); lfu and fifo reuse
+// empty blocks (3 and 5, partial) first.
 const ManagerExpectation kManagerExpectations[] = {
-    {"lru", {0, 1, 3, 4}, {5, 6, 7, 8, 9, 2, 4, 3, 1, 0}, {0, 1, 5}, {0, 1, 2}, 1000},
-    {"lfu", {0, 1, 3, 4}, {5, 6, 7, 8, 9, 2, 4, 3, 1, 0}, {0, 1, 5}, {0, 1, 2}, 1000},
-    {"fifo", {0, 1, 3, 4}, {5, 6, 7, 8, 9, 2, 4, 0, 1, 3}, {0, 1, 5}, {0, 1, 2}, 1000},
-    {"none", {3, 4, 5, 6}, {7, 8, 9, 2, 1, 0, 6, 5, 4, 3}, {7, 8, 9}, {6, 5, 4}, 3000},
+    {"lru", {1, 2, 4, 5}, {6, 7, 8, 9, 10, 3, 5, 4, 2, 1}, {1, 2, 6}, {1, 2, 7}, 1000},
+    {"lfu", {1, 2, 4, 5}, {6, 7, 8, 9, 10, 3, 5, 4, 2, 1}, {1, 2, 6}, {1, 2, 3}, 1000},
+    {"fifo", {1, 2, 4, 5}, {6, 7, 8, 9, 10, 3, 5, 1, 2, 4}, {1, 2, 6}, {1, 2, 3}, 1000},
+    {"none", {4, 5, 6, 7}, {8, 9, 10, 3, 2, 1, 7, 6, 5, 4}, {8, 9, 10}, {7, 6, 5}, 3000},
 };
 
 void PrintTo(const ManagerExpectation& expectation, std::ostream* out) { *out << expectation.name; }
@@ -97,10 +101,10 @@ TEST_P(KvCacheManagerPolicyTest, SharedPrefixFreeTailFirstAndHitAgain) {
   for (int32_t t : tokens(500, 5)) prompt2.push_back(t);
 
   ASSERT_TRUE(admit(cache, 1, prompt1).has_value());
-  EXPECT_THAT(table(cache, 1), ElementsAre(0, 1, 2));
-  EXPECT_EQ(cache.pool().block_hash(0),
+  EXPECT_THAT(table(cache, 1), ElementsAre(1, 2, 3));
+  EXPECT_EQ(cache.pool().block_hash(1),
             caching() ? std::optional(hashes(prompt1)[0]) : std::nullopt);
-  EXPECT_FALSE(cache.pool().block_hash(2).has_value());  // partial: never cached
+  EXPECT_FALSE(cache.pool().block_hash(3).has_value());  // partial: never cached
 
   cache.add_request(2, prompt2.size(), hashes(prompt2));
   const PrefixHit hit = cache.get_computed_blocks(2);
@@ -111,7 +115,7 @@ TEST_P(KvCacheManagerPolicyTest, SharedPrefixFreeTailFirstAndHitAgain) {
   EXPECT_EQ(allocation->num_hit_blocks, hit.num_blocks());
   EXPECT_EQ(allocation->num_new_blocks, caching() ? 2u : 4u);
   EXPECT_THAT(table(cache, 2), ElementsAreArray(expect.second_table));
-  EXPECT_EQ(cache.pool().ref_count(0), caching() ? 2u : 1u);
+  EXPECT_EQ(cache.pool().ref_count(1), caching() ? 2u : 1u);
   cache.check_invariants();
 
   cache.free(1);
@@ -144,40 +148,40 @@ TEST_P(KvCacheManagerPolicyTest, AllocationIsAllOrNothing) {
   EXPECT_EQ(order(cache), before);
   EXPECT_EQ(cache.num_free_blocks(), 1u);
   ASSERT_TRUE(cache.allocate_slots(2, 4).has_value());
-  EXPECT_THAT(table(cache, 2), ElementsAre(3));
+  EXPECT_THAT(table(cache, 2), ElementsAre(4));
 
   // Request 1 holds 12 tokens in 3 full blocks: a decode token needs a 4th block.
   EXPECT_FALSE(cache.allocate_slots(1, 1).has_value());
   EXPECT_EQ(cache.num_tokens(1), 12u);
-  EXPECT_THAT(table(cache, 1), ElementsAre(0, 1, 2));
+  EXPECT_THAT(table(cache, 1), ElementsAre(1, 2, 3));
   EXPECT_DOUBLE_EQ(cache.usage(), 1.0);
   cache.check_invariants();
 }
 
 TEST_P(KvCacheManagerPolicyTest, ForkSharesBlocksAndCopiesOnWrite) {
   KvCacheManager cache = make_manager(GetParam().name, 8);
-  ASSERT_TRUE(admit(cache, 1, tokens(0, 6)).has_value());  // [0 full, 1 with 2 tokens]
+  ASSERT_TRUE(admit(cache, 1, tokens(0, 6)).has_value());  // [1 full, 2 with 2 tokens]
   cache.fork(1, 2);
-  EXPECT_THAT(table(cache, 2), ElementsAre(0, 1));
-  EXPECT_EQ(cache.pool().ref_count(0), 2u);
+  EXPECT_THAT(table(cache, 2), ElementsAre(1, 2));
   EXPECT_EQ(cache.pool().ref_count(1), 2u);
+  EXPECT_EQ(cache.pool().ref_count(2), 2u);
   cache.check_invariants();
 
-  // The child writes its 7th token into shared block 1: it gets a copy (block 2).
+  // The child writes its 7th token into shared block 2: it gets a copy (block 3).
   const auto child = cache.allocate_slots(2, 1);
   ASSERT_TRUE(child.has_value());
   ASSERT_TRUE(child->copy.has_value());
-  EXPECT_EQ(child->copy->src, 1u);
-  EXPECT_EQ(child->copy->dst, 2u);
+  EXPECT_EQ(child->copy->src, 2u);
+  EXPECT_EQ(child->copy->dst, 3u);
   EXPECT_EQ(child->copy->num_tokens, 2u);
-  EXPECT_THAT(table(cache, 2), ElementsAre(0, 2));
-  EXPECT_EQ(cache.pool().ref_count(1), 1u);
+  EXPECT_THAT(table(cache, 2), ElementsAre(1, 3));
+  EXPECT_EQ(cache.pool().ref_count(2), 1u);
 
-  // The parent now owns block 1 alone: no copy.
+  // The parent now owns block 2 alone: no copy.
   const auto parent = cache.allocate_slots(1, 1);
   ASSERT_TRUE(parent.has_value());
   EXPECT_FALSE(parent->copy.has_value());
-  EXPECT_THAT(table(cache, 1), ElementsAre(0, 1));
+  EXPECT_THAT(table(cache, 1), ElementsAre(1, 2));
 
   // Forking at a block boundary shares only full blocks: appending needs no copy.
   ASSERT_TRUE(cache.allocate_slots(1, 1).has_value());  // 8 tokens
@@ -185,7 +189,7 @@ TEST_P(KvCacheManagerPolicyTest, ForkSharesBlocksAndCopiesOnWrite) {
   const auto grandchild = cache.allocate_slots(3, 1);
   ASSERT_TRUE(grandchild.has_value());
   EXPECT_FALSE(grandchild->copy.has_value());
-  EXPECT_THAT(table(cache, 3), ElementsAre(0, 1, 3));
+  EXPECT_THAT(table(cache, 3), ElementsAre(1, 2, 4));
   EXPECT_EQ(cache.stats().num_cow_copies, 1u);
   cache.check_invariants();
 
@@ -197,9 +201,9 @@ TEST_P(KvCacheManagerPolicyTest, ForkSharesBlocksAndCopiesOnWrite) {
 TEST_P(KvCacheManagerPolicyTest, SwapOutAndInCountsBytesAndReusesCachedBlocks) {
   const ManagerExpectation& expect = GetParam();
   KvCacheManager cache = make_manager(expect.name, 10, /*num_host_blocks=*/4);
-  // Fill blocks 0..6 and free them so the free queue is the same for every policy's test.
-  ASSERT_TRUE(admit(cache, 1, tokens(0, 10)).has_value());   // 0 1 2
-  ASSERT_TRUE(admit(cache, 2, tokens(50, 16)).has_value());  // 3 4 5 6
+  // Fill blocks 1..7 and free 4..7 so the free queue is the same for every policy's test.
+  ASSERT_TRUE(admit(cache, 1, tokens(0, 10)).has_value());   // 1 2 3
+  ASSERT_TRUE(admit(cache, 2, tokens(50, 16)).has_value());  // 4 5 6 7
   cache.free(2);
   EXPECT_EQ(cache.swap_out(1), std::optional<uint64_t>(3000));
   EXPECT_THAT(table(cache, 1), ElementsAre(S, S, S));
@@ -223,15 +227,30 @@ INSTANTIATE_TEST_SUITE_P(EveryPolicy, KvCacheManagerPolicyTest,
                          ::testing::ValuesIn(kManagerExpectations),
                          [](const auto& test_info) { return std::string(test_info.param.name); });
 
-TEST(KvCacheManagerTest, WholePromptHitStillComputesTheLastBlock) {
-  KvCacheManager cache = make_manager("lru", 8);
+// The recomputed last block is cached as a second copy of block 2's content (vLLM does not
+// de-duplicate): block 2 keeps answering lookups; once it is evicted, block 3 does.
+TEST(KvCacheManagerTest, WholePromptHitStillComputesTheLastBlockAndCachesACopy) {
+  KvCacheManager cache = make_manager("lru", 4);
+  const std::vector<BlockHash> prompt = hashes(tokens(0, 8));
   ASSERT_TRUE(admit(cache, 1, tokens(0, 8)).has_value());
-  cache.add_request(2, 8, hashes(tokens(0, 8)));
+  cache.add_request(2, 8, prompt);
   const PrefixHit hit = cache.get_computed_blocks(2);
   EXPECT_EQ(hit.num_blocks(), 1u);  // (8 - 1) / 4: the second block is recomputed
   EXPECT_EQ(hit.num_tokens, 4u);
   ASSERT_TRUE(cache.allocate_slots(2, 4, hit).has_value());
-  EXPECT_THAT(table(cache, 2), ElementsAre(0, 2));
+  EXPECT_THAT(table(cache, 2), ElementsAre(1, 3));
+  EXPECT_EQ(cache.pool().block_hash(3), prompt[1]);
+  EXPECT_EQ(cache.pool().find(prompt[1]), std::optional<BlockId>(2));  // the earliest copy
+  EXPECT_EQ(cache.pool().num_cached_blocks(), 3u);
+  cache.free(1);  // frees block 2 (block 1 is shared): free queue 4 2
+  cache.add_request(3, 8, {});
+  ASSERT_TRUE(cache.allocate_slots(3, 8).has_value());  // takes 4, then evicts block 2
+  EXPECT_THAT(table(cache, 3), ElementsAre(4, 2));
+  EXPECT_EQ(cache.stats().num_evictions, 1u);
+  EXPECT_EQ(cache.pool().find(prompt[1]), std::optional<BlockId>(3));  // the copy took over
+  cache.free(2);
+  cache.add_request(4, 9, hashes(tokens(0, 9)));
+  EXPECT_THAT(cache.get_computed_blocks(4).blocks, ElementsAre(1, 3));
   cache.check_invariants();
 }
 
@@ -240,7 +259,7 @@ TEST(KvCacheManagerTest, SwapFailsWithoutChangeWhenATierIsFull) {
   ASSERT_TRUE(admit(cache, 1, tokens(0, 12)).has_value());
   EXPECT_FALSE(cache.swap_out(1).has_value());  // 3 blocks, host holds 2
   EXPECT_FALSE(cache.is_swapped(1));
-  EXPECT_THAT(table(cache, 1), ElementsAre(0, 1, 2));
+  EXPECT_THAT(table(cache, 1), ElementsAre(1, 2, 3));
   cache.preempt(1);
   ASSERT_TRUE(admit(cache, 2, tokens(0, 4)).has_value());  // swap_out needs room: 1 block
   ASSERT_TRUE(cache.swap_out(2).has_value());
@@ -261,28 +280,28 @@ TEST(KvCacheManagerTest, PreemptKeepsTheRequestAndResumesFromItsCachedPrefix) {
   ASSERT_TRUE(cache.allocate_slots(1, 10).has_value());
   ASSERT_TRUE(cache.allocate_slots(1, 3).has_value());  // decode to 13 tokens
   cache.append_block_hashes(1, std::span(all_hashes).subspan(2, 1));
-  EXPECT_EQ(cache.pool().block_hash(2), all_hashes[2]);
+  EXPECT_EQ(cache.pool().block_hash(3), all_hashes[2]);
   cache.preempt(1);
   EXPECT_EQ(cache.num_tokens(1), 0u);
   EXPECT_TRUE(cache.block_table(1).empty());
-  EXPECT_THAT(order(cache), ElementsAre(4, 5, 6, 7, 3, 2, 1, 0));
+  EXPECT_THAT(order(cache), ElementsAre(5, 6, 7, 8, 4, 3, 2, 1));
   const PrefixHit hit = cache.get_computed_blocks(1);
   EXPECT_EQ(hit.num_blocks(), 3u);  // (13 - 1) / 4
   ASSERT_TRUE(cache.allocate_slots(1, 1, hit).has_value());
-  EXPECT_THAT(table(cache, 1), ElementsAre(0, 1, 2, 4));
+  EXPECT_THAT(table(cache, 1), ElementsAre(1, 2, 3, 5));
   EXPECT_EQ(cache.stats().num_preemptions, 1u);
   cache.check_invariants();
 }
 
 TEST(KvCacheManagerTest, EvictionOfACachedBlockIsCounted) {
   KvCacheManager cache = make_manager("lru", 4);
-  ASSERT_TRUE(admit(cache, 1, tokens(0, 8)).has_value());  // 0 1 cached
+  ASSERT_TRUE(admit(cache, 1, tokens(0, 8)).has_value());  // 1 2 cached
   cache.free(1);
-  ASSERT_TRUE(admit(cache, 2, tokens(50, 12)).has_value());  // 2 3 empty, then evicts 1
-  EXPECT_THAT(table(cache, 2), ElementsAre(2, 3, 1));
+  ASSERT_TRUE(admit(cache, 2, tokens(50, 12)).has_value());  // 3 4 never used, then evicts 2
+  EXPECT_THAT(table(cache, 2), ElementsAre(3, 4, 2));
   EXPECT_EQ(cache.stats().num_evictions, 1u);
   cache.add_request(3, 8, hashes(tokens(0, 8)));
-  EXPECT_EQ(cache.get_computed_blocks(3).num_blocks(), 1u);  // block 0 is still cached
+  EXPECT_EQ(cache.get_computed_blocks(3).num_blocks(), 1u);  // block 1 is still cached
   cache.check_invariants();
 }
 
@@ -300,10 +319,10 @@ TEST(KvCacheManagerTest, WindowRetentionDropsBlocksAsDecodingProceeds) {
     cache.check_invariants();
   }
   // Step k brings the sequence to 5 + k tokens and trims over the 4 + k held before it.
-  EXPECT_THAT(tables[5], ElementsAre(0, 1, 2));      // 9 held: keep [3, 9), block 0 stays
-  EXPECT_THAT(tables[6], ElementsAre(N, 1, 2));      // 10 held: keep [4, 10), block 0 goes
-  EXPECT_THAT(tables[9], ElementsAre(N, 1, 2, 3));   // 13 held: keep [7, 13)
-  EXPECT_THAT(tables[10], ElementsAre(N, N, 2, 3));  // 14 held: keep [8, 14), block 1 goes
+  EXPECT_THAT(tables[5], ElementsAre(1, 2, 3));      // 9 held: keep [3, 9), entry 0 stays
+  EXPECT_THAT(tables[6], ElementsAre(N, 2, 3));      // 10 held: keep [4, 10), entry 0 goes
+  EXPECT_THAT(tables[9], ElementsAre(N, 2, 3, 4));   // 13 held: keep [7, 13)
+  EXPECT_THAT(tables[10], ElementsAre(N, N, 3, 4));  // 14 held: keep [8, 14), entry 1 goes
   EXPECT_EQ(cache.stats().num_trimmed_blocks, 2u);
   EXPECT_EQ(cache.pool().num_used_blocks(), 2u);  // 16 tokens, window 6: two blocks
 }
@@ -314,7 +333,7 @@ TEST(KvCacheManagerTest, SinkRetentionKeepsTheFirstBlock) {
   cache.add_request(1, 20, {});
   ASSERT_TRUE(cache.allocate_slots(1, 20).has_value());
   ASSERT_TRUE(cache.allocate_slots(1, 1).has_value());  // trims over 20 held: keep [0,2) [16,20)
-  EXPECT_THAT(table(cache, 1), ElementsAre(0, N, N, N, 4, 5));
+  EXPECT_THAT(table(cache, 1), ElementsAre(1, N, N, N, 5, 6));
   cache.check_invariants();
 }
 
@@ -323,11 +342,11 @@ TEST(KvCacheManagerTest, AutomaticTrimCanMakeRoomForTheStep) {
       make_manager("lru", 3, 0, std::move(make_retention_policy("window:4")).value());
   cache.add_request(1, 12, {});
   ASSERT_TRUE(cache.allocate_slots(1, 12).has_value());  // all 3 blocks
-  // The 13th token needs a 4th block; the window over 12 tokens frees blocks 0 and 1 first.
+  // The 13th token needs a 4th block; the window over 12 tokens frees blocks 1 and 2 first.
   const auto allocation = cache.allocate_slots(1, 1);
   ASSERT_TRUE(allocation.has_value());
   EXPECT_EQ(allocation->num_trimmed_blocks, 2u);
-  EXPECT_THAT(table(cache, 1), ElementsAre(N, N, 2, 1));
+  EXPECT_THAT(table(cache, 1), ElementsAre(N, N, 3, 2));
   cache.check_invariants();
 }
 
@@ -336,14 +355,14 @@ TEST(KvCacheManagerTest, HeavyHitterTrimWithScoresKeepsBlocksHoldingHeavyHitters
   cache.add_request(1, 20, {});
   ASSERT_TRUE(cache.allocate_slots(1, 20).has_value());
   std::vector<float> scores(20, 0.0f);
-  scores[9] = 5.0f;  // block 2 holds the heavy hitter
+  scores[9] = 5.0f;  // entry 2 (block 3) holds the heavy hitter
   const auto h2o = std::move(make_retention_policy("h2o:1,4")).value();
-  EXPECT_EQ(cache.trim(1, *h2o, scores), 3u);  // keep 9 and [16, 20): blocks 2 and 4
-  EXPECT_THAT(table(cache, 1), ElementsAre(N, N, 2, N, 4));
+  EXPECT_EQ(cache.trim(1, *h2o, scores), 3u);  // keep 9 and [16, 20): entries 2 and 4
+  EXPECT_THAT(table(cache, 1), ElementsAre(N, N, 3, N, 5));
   // Without scores h2o keeps the first H and the last R positions (the simulator's case),
-  // so the heavy hitter's block 2 goes too.
+  // so the heavy hitter's entry goes too.
   EXPECT_EQ(cache.trim(1, *h2o), 1u);
-  EXPECT_THAT(table(cache, 1), ElementsAre(N, N, N, N, 4));
+  EXPECT_THAT(table(cache, 1), ElementsAre(N, N, N, N, 5));
   cache.check_invariants();
 }
 
@@ -362,6 +381,8 @@ TEST(KvCacheManagerTest, BadConfigurationsAreStatusErrors) {
   KvCacheConfig config;
   config.num_blocks = 0;
   EXPECT_THAT(KvCacheManager::create(config).status().message(), HasSubstr("num_blocks"));
+  config.num_blocks = 1;  // the null block alone
+  EXPECT_THAT(KvCacheManager::create(config).status().message(), HasSubstr("null block"));
   config.num_blocks = 4;
   config.block_size = 0;
   EXPECT_THAT(KvCacheManager::create(config).status().message(), HasSubstr("block_size"));
@@ -412,8 +433,8 @@ TEST(KvCacheManagerTest, EventLogRecordsHitsCopiesAndEvictions) {
   std::vector<std::string> kinds;
   for (const CacheEvent& event : events) kinds.emplace_back(cache_event_name(event.kind));
   EXPECT_THAT(kinds, ElementsAre("allocate", "allocate", "cache", "copy"));
-  EXPECT_EQ(events[3].block, 1u);
-  EXPECT_EQ(events[3].other_block, 2u);
+  EXPECT_EQ(events[3].block, 2u);
+  EXPECT_EQ(events[3].other_block, 3u);
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ TEST(TierPool, LruEvictsTheLeastRecentlyStoredOrHitAndSendsItDown) {
   EXPECT_EQ(s.stored, 5u);
   EXPECT_EQ(s.refreshed, 1u);
   EXPECT_EQ(s.evicted, 2u);
-  EXPECT_EQ(s.hit_blocks, 1u);
+  EXPECT_EQ(s.hits, 1u);
   EXPECT_EQ(s.stored, dram->num_resident() + s.evicted);  // conservation
   dram->check_invariants();
 }

@@ -57,6 +57,8 @@ TEST(ClusterScenario, ReadsTheThreeSections) {
                          "disaggregation: {prefill: 1, decode: 2, link: hccs-910b,\n"
                          "                 decode_router: round_robin}\n"
                          "tiers:\n"
+                         "  chunk_tokens: 256\n"
+                         "  write_policy: write_through\n"
                          "  dram: {capacity_gib: 64, bandwidth_gbps: 32, latency_s: 1e-5}\n"
                          "  ssd: {capacity_gib: 0, bandwidth_gbps: 6}\n"
                          "  remote: {capacity_gib: 512, bandwidth_gbps: 20, shared: true,\n"
@@ -74,6 +76,8 @@ TEST(ClusterScenario, ReadsTheThreeSections) {
   EXPECT_EQ(s->tiers.tiers[1].name, "remote");
   EXPECT_TRUE(s->tiers.tiers[1].shared);
   EXPECT_EQ(s->tiers.tiers[1].eviction, "lfu");
+  EXPECT_EQ(s->tiers.chunk_tokens, 256u);  // a multiple of both groups' blocks (16, 128)
+  EXPECT_EQ(s->tiers.write_policy, TierWritePolicy::kWriteThrough);
 
   auto setup = prepare_simulation(*s);
   ASSERT_TRUE(setup.is_ok()) << setup.status().message();
@@ -149,6 +153,17 @@ TEST(ClusterScenario, ErrorsNameTheLineAndListWhatIsValid) {
                {"unknown eviction policy 'mru'", "lru, lfu, fifo"});
   expect_error("link", "disaggregation: {link: infiniband-9000}\n",
                {"link.yaml:7:", "unknown link preset 'infiniband-9000'", "rdma-8x200g"});
+  expect_error("write-policy",
+               "tiers: {write_policy: write_back, dram: {capacity_gib: 80, bandwidth_gbps: 1}}\n",
+               {":7:", "unknown tier write policy 'write_back'", "on_evict, write_through"});
+  expect_error("chunk-zero",
+               "tiers: {chunk_tokens: 0, dram: {capacity_gib: 8, bandwidth_gbps: 1}}\n",
+               {":7:", "chunk_tokens"});
+  expect_error("chunk-multiple",
+               "tiers: {chunk_tokens: 200, dram: {capacity_gib: 8, bandwidth_gbps: 1}}\n",
+               {"chunk-multiple.yaml:7:", "200 is not a multiple of replica r0's block size (16"});
+  expect_error("chunk-multiple-set", "tiers: {dram: {capacity_gib: 8, bandwidth_gbps: 1}}\n",
+               {"--set tiers.chunk_tokens=24", "not a multiple"}, {"tiers.chunk_tokens=24"});
   expect_error("tiers-need-caching", "tiers: {dram: {capacity_gib: 80, bandwidth_gbps: 1}}\n",
                {"prefix_caching"}, {"cache.prefix_caching=false"});
 }

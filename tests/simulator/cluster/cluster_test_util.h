@@ -101,4 +101,45 @@ inline std::unique_ptr<ClusterRun> run_cluster(const ClusterConfig& config,
   return out;
 }
 
+inline constexpr int64_t kMs = 1'000'000;
+inline constexpr uint64_t kMiB = 1 << 20;
+
+// A lower tier "dram" of `slots` 1 MiB blocks (small_replica's), `mib_per_ms` into HBM.
+inline TierConfig dram_tier(double slots, double mib_per_ms, int64_t latency_ns) {
+  TierConfig tier;
+  tier.name = "dram";
+  tier.capacity_bytes = slots * kMiB;
+  tier.bandwidth_bytes_per_s = mib_per_ms * kMiB * 1000;
+  tier.latency_s = static_cast<double>(latency_ns) / 1e9;
+  return tier;
+}
+
+// A request whose first `prefix_tokens` tokens are prefix group `group`'s.
+inline RequestSpec grouped(uint64_t id, int64_t arrival_ns, uint32_t prompt, uint32_t output,
+                           uint64_t group, uint32_t prefix_tokens) {
+  RequestSpec r = request(id, arrival_ns, prompt, output);
+  r.prefix_group = group;
+  r.prefix_tokens = prefix_tokens;
+  return r;
+}
+
+// 400 requests, one every 0.5 ms: shared prefixes of 12 groups (64 to 192 tokens), unique
+// tails of 16 to 175 tokens, 1 to 24 output tokens (a seeded LCG).
+inline std::vector<RequestSpec> pressure_workload() {
+  std::vector<RequestSpec> requests;
+  uint64_t state = 12345;
+  const auto next = [&state](uint64_t bound) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % bound;
+  };
+  for (uint64_t i = 0; i < 400; ++i) {
+    const auto group = static_cast<uint64_t>(next(12));
+    const auto prefix = static_cast<uint32_t>(64 + 32 * (group % 5));
+    requests.push_back(grouped(i, static_cast<int64_t>(i) * kMs / 2,
+                               prefix + static_cast<uint32_t>(16 + next(160)),
+                               static_cast<uint32_t>(1 + next(24)), group, prefix));
+  }
+  return requests;
+}
+
 }  // namespace kvsim::sim::testing

@@ -13,34 +13,19 @@
 namespace kvsim::sim {
 namespace {
 
+using testing::dram_tier;
+using testing::grouped;
+using testing::kMiB;
+using testing::kMs;
+using testing::pressure_workload;
 using testing::run_cluster;
 using testing::small_cluster;
-
-constexpr int64_t kMs = 1'000'000;
-constexpr uint64_t kMiB = 1 << 20;
-
-TierConfig dram_tier(double slots, double mib_per_ms, int64_t latency_ns) {
-  TierConfig tier;
-  tier.name = "dram";
-  tier.capacity_bytes = slots * kMiB;
-  tier.bandwidth_bytes_per_s = mib_per_ms * kMiB * 1000;
-  tier.latency_s = static_cast<double>(latency_ns) / 1e9;
-  return tier;
-}
-
-RequestSpec grouped(uint64_t id, int64_t arrival_ns, uint32_t prompt, uint32_t output,
-                    uint64_t group, uint32_t prefix_tokens) {
-  RequestSpec r = testing::request(id, arrival_ns, prompt, output);
-  r.prefix_group = group;
-  r.prefix_tokens = prefix_tokens;
-  return r;
-}
 
 // A (10 shared blocks + 1 own) runs; B, larger, pushes A's blocks out of a 20-block HBM into
 // DRAM (tail first: A's own block and shared blocks 9..1; block 0 stays); C, sharing A's
 // prefix, hits block 0 in HBM and blocks 1..9 in DRAM, waits for their load, then computes.
 TEST(Tiers, ALowerTierHitCostsALoadAtTheTiersBandwidth) {
-  ClusterConfig config = small_cluster({EngineRole::kColocated}, 20);
+  ClusterConfig config = small_cluster({EngineRole::kColocated}, 21);  // 20 + the null block
   config.tiers.push_back(dram_tier(100, 10, kMs / 2));  // 10 MiB per ms, 0.5 ms per load
   auto run = run_cluster(config,
                          {grouped(0, 0, 176, 2, 0, 160), testing::request(1, 3 * kMs, 300, 2),
@@ -72,25 +57,7 @@ TEST(Tiers, ALowerTierHitCostsALoadAtTheTiersBandwidth) {
   EXPECT_GE(summary.tiers[0].stored_blocks, 10u);
 }
 
-// Shared prefixes of several lengths, unique tails, through small HBM pools, a small
-// per-replica DRAM and a shared SSD: tiers fill, evict and hit; invariants after every instant.
-std::vector<RequestSpec> pressure_workload() {
-  std::vector<RequestSpec> requests;
-  uint64_t state = 12345;
-  const auto next = [&state](uint64_t bound) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return (state >> 33) % bound;
-  };
-  for (uint64_t i = 0; i < 400; ++i) {
-    const auto group = static_cast<int64_t>(next(12));
-    const auto prefix = static_cast<uint32_t>(64 + 32 * (group % 5));
-    requests.push_back(grouped(i, static_cast<int64_t>(i) * kMs / 2,
-                               prefix + static_cast<uint32_t>(16 + next(160)),
-                               static_cast<uint32_t>(1 + next(24)), group, prefix));
-  }
-  return requests;
-}
-
+// Tiers fill, evict and hit under pressure_workload(); invariants after every instant.
 TEST(Tiers, NoTierExceedsItsSlotsAndBlocksAreConservedWithEveryPolicy) {
   for (const char* policy : {"lru", "lfu", "fifo"}) {
     SCOPED_TRACE(policy);

@@ -56,7 +56,7 @@ RooflineCostModel make_model(uint32_t tp) {
 
 TEST(RooflineCostModel, PrefillByHand) {
   BatchShape batch;
-  batch.add(100, 0, true);
+  batch.add(100, 0, true, true);
   EXPECT_EQ(batch.attention_pairs, 5050u);  // 100 * 101 / 2
   const IterationCost cost = make_model(1).breakdown(batch);
   // FLOPs = 2 x 1e9 x 100 + 4 x 2 layers x 4 heads x 64 x 5050 = 200,010,342,400
@@ -70,8 +70,8 @@ TEST(RooflineCostModel, PrefillByHand) {
 
 TEST(RooflineCostModel, DecodeReadsTheCachedContext) {
   BatchShape batch;
-  batch.add(1, 1000, false);
-  batch.add(1, 3000, false);
+  batch.add(1, 1000, false, true);
+  batch.add(1, 3000, false, true);
   EXPECT_EQ(batch.context_tokens, 4000u);
   EXPECT_EQ(batch.attention_pairs, 4002u);
   const IterationCost cost = make_model(1).breakdown(batch);
@@ -81,7 +81,7 @@ TEST(RooflineCostModel, DecodeReadsTheCachedContext) {
 
 TEST(RooflineCostModel, TensorParallelSplitsWorkAndAddsAllReduces) {
   BatchShape batch;
-  batch.add(1000, 0, true);
+  batch.add(1000, 0, true, true);
   const IterationCost one = make_model(1).breakdown(batch);
   const IterationCost two = make_model(2).breakdown(batch);
   EXPECT_DOUBLE_EQ(two.compute_s, one.compute_s / 2);
@@ -100,7 +100,7 @@ TEST(CalibratedCostModel, InterpolatesBilinearlyAndExtendsLinearly) {
   EXPECT_DOUBLE_EQ((*model)->time_s(201, 0), 0.050);  // beyond the grid: the last slope
   EXPECT_DOUBLE_EQ((*model)->time_s(0, 0), 0.010);    // never below the fastest measurement
   BatchShape batch;
-  batch.add(51, 500, true);
+  batch.add(51, 500, true, true);
   EXPECT_EQ((*model)->iteration_ns(batch), 30'000'000);
 }
 

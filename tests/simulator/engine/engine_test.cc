@@ -44,7 +44,7 @@ class Recorder final : public SimObserver {
   std::vector<RequestRecord> finished;
   std::vector<std::pair<uint64_t, DropReason>> dropped;
   uint64_t iterations = 0;
-  uint64_t num_blocks = 0;
+  uint64_t num_blocks = 0;  // usable: the pool's less the null block
   uint64_t token_budget = 0;
   uint64_t max_seqs = 0;
   const Engine* engine = nullptr;
@@ -65,7 +65,7 @@ std::unique_ptr<Run> prepare(const EngineConfig& config, std::unique_ptr<CostMod
       Engine::create(config, std::move(cost), std::make_unique<VectorSource>(std::move(requests)));
   EXPECT_TRUE(engine.is_ok()) << engine.status().message();
   out->engine = std::move(*engine);
-  out->recorder.num_blocks = config.cache.num_blocks;
+  out->recorder.num_blocks = config.cache.num_usable_blocks();
   out->recorder.token_budget = config.scheduler.max_num_batched_tokens;
   out->recorder.max_seqs = config.scheduler.max_num_seqs;
   out->recorder.engine = out->engine.get();
@@ -80,7 +80,8 @@ void finish(Run* out) {
   EXPECT_TRUE(status.is_ok()) << status.message();
   out->engine->cache().check_invariants();
   RunInfo info;
-  info.num_blocks = out->recorder.num_blocks;
+  info.num_blocks = out->recorder.num_blocks + 1;
+  info.num_usable_blocks = out->recorder.num_blocks;
   out->summary = out->metrics.build(info, out->engine->stats(), {});
 }
 
@@ -124,13 +125,13 @@ TEST(Engine, OneRequestOnAnIdleDeviceTakesExactlyTheCostModelsTime) {
     int64_t prefill_ns = 0;
     for (uint32_t done = 0; done < prompt; done += 4096) {
       BatchShape chunk;
-      chunk.add(std::min(4096u, prompt - done), done, true);
+      chunk.add(std::min(4096u, prompt - done), done, true, done + 4096 >= prompt);
       prefill_ns += cost.iteration_ns(chunk);
     }
     int64_t decode_ns = 0;
     for (uint32_t k = 1; k < output; ++k) {
       BatchShape step;
-      step.add(1, prompt + k - 1, false);
+      step.add(1, prompt + k - 1, false, true);
       decode_ns += cost.iteration_ns(step);
     }
     const RequestRecord& record = result->recorder.finished[0];
@@ -172,7 +173,8 @@ TEST(Engine, EveryTokenIsAccountedForAndThePoolIsNeverExceeded) {
   EXPECT_GT(stats.preemptions_recompute, 0u);  // the pool was tight
   EXPECT_LE(s.kv_usage_peak, 1.0);
   EXPECT_GT(s.kv_usage_peak, 0.9);
-  EXPECT_EQ(result->engine->cache().num_free_blocks(), 300u);  // nothing leaked
+  EXPECT_EQ(result->engine->cache().num_free_blocks(),
+            299u);  // nothing leaked: 300 less the null block
 }
 
 // 60 requests of 200 prompt + 300 output tokens on a pool of 120 x 16 = 1,920 token slots:
@@ -248,7 +250,8 @@ TEST(Engine, PastSaturationThroughputFlattensAtTheBoundAndQueueingGrows) {
 }
 
 TEST(Engine, RequestsThatCanNeverFitAreDroppedAndCounted) {
-  EngineConfig config = testing::small_config(/*num_blocks=*/10);  // 160 slots
+  // 11 blocks, 10 usable (block 0 is the null block): 160 slots.
+  EngineConfig config = testing::small_config(/*num_blocks=*/11);
   config.max_model_len = 1000;
   config.scheduler.max_num_batched_tokens = 100;
   const std::vector<RequestSpec> requests = {

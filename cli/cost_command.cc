@@ -1,0 +1,157 @@
+// kvsim cost: one iteration's time, operator by operator — the time, whether it is compute- or
+// memory-bound, its share and the formula with its numbers — for a batch written as request
+// groups (simulator/cost/batch_spec.h). The total is the iteration time the simulator uses for
+// the same batch with the same cost model (make_cost_model), to the nanosecond.
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/model_options.h"
+#include "core/capacity.h"
+#include "core/data_dir.h"
+#include "core/presets.h"
+#include "simulator/cost/batch_spec.h"
+#include "simulator/cost/make_cost_model.h"
+
+namespace kvsim::cli {
+namespace {
+
+struct CostOptions {
+  ModelOptions model;
+  std::string device;
+  uint32_t tp = 1;
+  std::string weight_dtype = "fp16";
+  std::string kv_dtype = "fp16";
+  uint32_t block_size = 0;
+  std::string batch;
+  std::string kind = "operators";
+  std::string fit;
+  std::string cuda_graphs = "decode";
+  std::string calibration;
+  std::string profiles;
+  bool json = false;
+};
+
+StatusOr<sim::CostModelConfig> cost_config(const CostOptions& o) {
+  sim::CostModelConfig config;
+  KVSIM_ASSIGN_OR_RETURN(config.kind, sim::parse_cost_model_kind(o.kind));
+  KVSIM_ASSIGN_OR_RETURN(config.cuda_graphs, sim::parse_cuda_graphs(o.cuda_graphs));
+  config.fit = o.fit;
+  config.calibration = resolve_data_path(o.calibration);
+  config.profiles = resolve_data_path(o.profiles);
+  return config;
+}
+
+nlohmann::json to_json(const CostOptions& o, const sim::CostModel& model,
+                       const sim::BatchShape& shape, const sim::CostBreakdown& cost) {
+  nlohmann::json out;
+  out["model"] = o.model.model;
+  out["device"] = o.device;
+  out["tp"] = o.tp;
+  out["weight_dtype"] = o.weight_dtype;
+  out["cost_model"] = model.name();
+  out["batch"] = o.batch;
+  out["shape"] = {{"num_seqs", shape.num_seqs},
+                  {"new_tokens", shape.new_tokens},
+                  {"prefill_chunks", shape.num_prefill_chunks},
+                  {"prefill_tokens", shape.prefill_tokens},
+                  {"decodes", shape.num_decodes()},
+                  {"context_tokens", shape.context_tokens},
+                  {"sampled_tokens", shape.sampled_tokens}};
+  nlohmann::json ops = nlohmann::json::array();
+  for (const sim::OperatorTime& op : cost.operators) {
+    ops.push_back({{"name", op.name},
+                   {"count", op.count},
+                   {"time_s", op.time_s},
+                   {"share", cost.total_s > 0 ? op.time_s / cost.total_s : 0.0},
+                   {"bound", op.bound},
+                   {"flops", op.flops},
+                   {"bytes", op.bytes},
+                   {"formula", op.formula}});
+  }
+  out["operators"] = std::move(ops);
+  out["total_s"] = cost.total_s;
+  out["iteration_ns"] = model.iteration_ns(shape);
+  return out;
+}
+
+void print_text(const CostOptions& o, const sim::CostModel& model, const sim::BatchShape& shape,
+                const sim::CostBreakdown& cost) {
+  std::printf("%s on %u x %s (%s weights), %s\nbatch %s: %s\n\n", o.model.model.c_str(), o.tp,
+              o.device.c_str(), o.weight_dtype.c_str(), model.name().c_str(), o.batch.c_str(),
+              sim::describe_batch(shape).c_str());
+  std::printf("%-22s %6s %11s %7s  %-12s %s\n", "operator", "count", "time (ms)", "share", "bound",
+              "formula (count x one instance)");
+  for (const sim::OperatorTime& op : cost.operators) {
+    std::printf("%-22s %6llu %11.4f %6.1f%%  %-12s %s\n", op.name.c_str(),
+                static_cast<unsigned long long>(op.count), op.time_s * 1e3,
+                cost.total_s > 0 ? 100 * op.time_s / cost.total_s : 0.0, op.bound.c_str(),
+                op.formula.c_str());
+  }
+  std::printf("%-22s %6s %11.4f %6.1f%%  (%lld ns, the simulator's iteration time)\n", "iteration",
+              "", cost.total_s * 1e3, 100.0, static_cast<long long>(model.iteration_ns(shape)));
+}
+
+int run_cost(const CostOptions& o) {
+  auto model = resolve_model(o.model);
+  if (!model.is_ok()) return report_error(model.status());
+  auto device = load_device(o.device);
+  if (!device.is_ok()) return report_error(device.status());
+  CapacityQuery query;
+  auto kv_dtype = parse_dtype(o.kv_dtype);
+  if (!kv_dtype.is_ok()) return report_error(kv_dtype.status());
+  auto weight_dtype = parse_dtype(o.weight_dtype);
+  if (!weight_dtype.is_ok()) return report_error(weight_dtype.status());
+  query.kv.dtype = *kv_dtype;
+  query.weight_dtype = *weight_dtype;
+  query.block_size = o.block_size;
+  query.tp = o.tp;
+  auto capacity = compute_capacity(*model, &*device, query);
+  if (!capacity.is_ok()) return report_error(capacity.status());
+  auto shape = sim::parse_batch_spec(o.batch);
+  if (!shape.is_ok()) return report_error(shape.status());
+  auto config = cost_config(o);
+  if (!config.is_ok()) return report_error(config.status());
+  auto cost_model = sim::make_cost_model(*config, *model, *device, *capacity, *weight_dtype, o.tp);
+  if (!cost_model.is_ok()) return report_error(cost_model.status());
+  const sim::CostBreakdown cost = (*cost_model)->explain(*shape);
+  if (o.json) {
+    std::printf("%s\n", to_json(o, **cost_model, *shape, cost).dump(2).c_str());
+  } else {
+    print_text(o, **cost_model, *shape, cost);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_cost_command(CLI::App& app, CommandFn* chosen) {
+  auto options = std::make_shared<CostOptions>();
+  CLI::App* command = app.add_subcommand(
+      "cost", "one iteration's time operator by operator (bound, share, formula) for a batch");
+  add_model_options(command, &options->model);
+  command->add_option("--device", options->device, "device preset or YAML file")->required();
+  command->add_option("--tp", options->tp, "tensor-parallel devices")->check(CLI::Range(1u, 4096u));
+  command->add_option("--weight-dtype", options->weight_dtype,
+                      "weight dtype: fp16 bf16 fp8 int8 int4");
+  command->add_option("--kv-dtype", options->kv_dtype, "KV dtype");
+  command
+      ->add_option("--block-size", options->block_size, "tokens per block (default: the device's)")
+      ->check(CLI::Range(1u, 1u << 20));
+  command
+      ->add_option("--batch", options->batch,
+                   "request groups, comma-separated: decode:NxCONTEXT, prefill:NxNEW[+CACHED], "
+                   "chunk:NxNEW[+CACHED] (a chunk that does not end its prompt)")
+      ->required();
+  command->add_option("--kind", options->kind, "cost model: operators roofline profile table");
+  command->add_option("--fit", options->fit, "operators: built-in fit (a100 h100 h200 ascend)");
+  command->add_option("--cuda-graphs", options->cuda_graphs, "operators: none decode all");
+  command->add_option("--calibration", options->calibration,
+                      "operators: calibration YAML (kvsim calibrate); table: the CSV");
+  command->add_option("--profiles", options->profiles, "profile: a Vidur profile folder");
+  command->add_flag("--json", options->json, "print JSON");
+  command->callback([options, chosen] { *chosen = [options] { return run_cost(*options); }; });
+}
+
+}  // namespace kvsim::cli

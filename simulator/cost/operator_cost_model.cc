@@ -1,0 +1,331 @@
+#include "simulator/cost/operator_cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/check.h"
+#include "core/units.h"
+#include "simulator/cost/model_arch.h"
+#include "simulator/cost/roofline_cost_model.h"
+
+namespace kvsim::sim {
+namespace {
+
+constexpr double kLogitBytes = 4;  // sampling reads and writes fp32 logits
+
+using Terms = OperatorCostModel::Terms;
+using Form = OperatorCostModel::Form;
+
+double per_device(uint64_t count, uint32_t tp) {
+  return static_cast<double>((count + tp - 1) / tp);  // heads replicated when tp > count
+}
+
+// MLA's projections (no q compression when q_lora_rank is 0), per device.
+std::vector<GemmShape> mla_projections(const ModelSpec& m, const ModelArch& arch, uint32_t tp) {
+  const double h = m.hidden_size;
+  const double heads = per_device(m.num_attention_heads, tp);
+  const double qk = arch.qk_nope_head_dim + m.qk_rope_head_dim;
+  std::vector<GemmShape> out;
+  if (arch.q_lora_rank > 0) {
+    out.push_back({"q_a_proj", h, static_cast<double>(arch.q_lora_rank)});
+    out.push_back({"q_b_proj", static_cast<double>(arch.q_lora_rank), heads * qk});
+  } else {
+    out.push_back({"q_proj", h, heads * qk});
+  }
+  out.push_back({"kv_a_proj", h, static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim)});
+  out.push_back({"kv_b_proj", static_cast<double>(m.kv_lora_rank),
+                 heads * (arch.qk_nope_head_dim + arch.v_head_dim)});
+  return out;
+}
+
+// The dense FFN width: the model's, or — for an MoE preset without expert fields — the width
+// that makes the parameters per token equal num_active_params.
+double dense_ffn_width_for_active_params(const ModelSpec& m, const ModelArch& arch,
+                                         const OperatorInputs& full) {
+  const double ffn = m.intermediate_size;
+  if (arch.num_experts > 0 || m.num_active_params == 0 || m.num_active_params >= m.num_params) {
+    return ffn;
+  }
+  double attention = full.o_proj.k * full.o_proj.n;
+  for (const GemmShape& g : full.attention_in) attention += g.k * g.n;
+  const double embed =
+      static_cast<double>(m.vocab_size) * m.hidden_size * (arch.tie_word_embeddings ? 1.0 : 2.0);
+  const double per_layer_ffn =
+      (static_cast<double>(m.num_active_params) - embed) / m.num_layers - attention;
+  const double width = per_layer_ffn / ((arch.gated_mlp ? 3.0 : 2.0) * m.hidden_size);
+  return width > 0 ? width : ffn;
+}
+
+void set_moe(const ModelSpec& m, const ModelArch& arch, uint32_t tp, OperatorInputs* in) {
+  const double h = m.hidden_size;
+  const double gate = arch.gated_mlp ? 2.0 : 1.0;
+  in->num_moe_layers = m.num_layers - std::min(arch.num_dense_layers, m.num_layers);
+  in->num_experts = arch.num_experts;
+  in->experts_per_token = arch.num_experts_per_token;
+  in->router = {"router", h, static_cast<double>(arch.num_experts)};
+  const double expert = per_device(arch.moe_intermediate_size, tp);
+  in->expert_up = {"expert_up", h, gate * expert};
+  in->expert_down = {"expert_down", expert, h};
+  in->expert_act_width = (gate + 1) * expert;
+  const double shared =
+      per_device(uint64_t{arch.shared_expert_intermediate_size} * arch.num_shared_experts, tp);
+  in->shared_up = {"shared_up", h, gate * shared};
+  in->shared_down = {"shared_down", shared, h};
+  in->shared_act_width = (gate + 1) * shared;
+}
+
+// A GEMM instance: `rows` token rows (T x top-k for experts), efficiency at `m` rows per weight
+// matrix, `copies` weight matrices read (distinct experts).
+Terms gemm(const GemmFit& g, const OperatorInputs& in, const GemmShape& s, double rows, double m,
+           double copies, double count, double launch) {
+  Terms t;
+  t.name = s.name;
+  t.form = Form::kGemm;
+  t.count = count;
+  t.m = m;
+  t.flops = 2 * rows * s.k * s.n;
+  t.bytes = in.weight_bytes * s.k * s.n * copies + in.activation_bytes * rows * (s.k + s.n);
+  t.efficiency = g.compute_efficiency_max * m / (m + g.compute_half_tokens);
+  t.compute_s = t.flops / (in.peak_flops * t.efficiency);
+  t.memory_s = t.bytes / (in.bandwidth_bps * g.memory_efficiency);
+  t.floor_s = g.floor_s;
+  t.launch_s = launch;
+  t.time_s = g.floor_s + std::sqrt(t.compute_s * t.compute_s + t.memory_s * t.memory_s) + launch;
+  return t;
+}
+
+Terms elementwise(std::string_view name, const ElementwiseFit& e, double bytes, double bandwidth,
+                  double count, double launch) {
+  Terms t;
+  t.name = name;
+  t.form = Form::kElementwise;
+  t.count = count;
+  t.bytes = bytes;
+  t.memory_s = bytes / (bandwidth * e.memory_efficiency);
+  t.floor_s = e.floor_s;
+  t.launch_s = launch;
+  t.efficiency = e.memory_efficiency;
+  t.time_s = std::sqrt(e.floor_s * e.floor_s + t.memory_s * t.memory_s) + launch;
+  return t;
+}
+
+// An all-reduce (share 2 (n-1)/n of the bytes over the bus) or all-gather ((n-1)/n).
+Terms collective(std::string_view name, const CollectiveFit& c, double share, double bytes,
+                 double count, double launch) {
+  Terms t;
+  t.name = name;
+  t.form = Form::kCollective;
+  t.count = count;
+  t.bytes = bytes;
+  t.memory_s = share * bytes / (c.bus_gbps * static_cast<double>(kGB));
+  t.floor_s = c.latency_s;
+  t.launch_s = launch;
+  t.time_s = c.latency_s + t.memory_s + launch;
+  return t;
+}
+
+}  // namespace
+
+OperatorInputs operator_inputs(const ModelSpec& m, const DeviceSpec& device,
+                               const CapacityResult& capacity, DType weight_dtype, uint32_t tp) {
+  KVSIM_CHECK(tp >= 1 && m.num_layers > 0, "operator inputs need layers and a TP group");
+  const ModelArch arch = model_arch(m);
+  OperatorInputs in;
+  in.peak_flops = device_peak_flops(device, weight_dtype);
+  in.bandwidth_bps = device.memory_bandwidth_gbps * static_cast<double>(kGB);
+  in.activation_bytes = dtype_bits(activation_dtype(weight_dtype)) / 8.0;
+  in.weight_bytes = dtype_bits(weight_dtype) / 8.0;
+  in.tp = tp;
+  in.num_layers = m.num_layers;
+  in.hidden = m.hidden_size;
+  const double h = m.hidden_size;
+  const double heads = per_device(m.num_attention_heads, tp);
+  const double kv_heads = per_device(m.num_kv_heads, tp);
+  if (m.attention == AttentionKind::kMla) {
+    in.attention_in = mla_projections(m, arch, tp);
+    in.o_proj = {"o_proj", heads * arch.v_head_dim, h};
+    in.rope_width = (heads + 1) * m.qk_rope_head_dim;
+    in.attention_flops_per_pair = 2.0 * heads * (2.0 * m.kv_lora_rank + m.qk_rope_head_dim);
+  } else {
+    in.attention_in = {{"qkv_proj", h, (heads + 2 * kv_heads) * m.head_dim}};
+    in.o_proj = {"o_proj", heads * m.head_dim, h};
+    in.rope_width = (heads + kv_heads) * m.head_dim;
+    in.attention_flops_per_pair = 4.0 * heads * m.head_dim;
+  }
+  in.kv_bytes_per_token_layer =
+      static_cast<double>(capacity.kv_bytes_per_block) / capacity.block_size / m.num_layers;
+  const double gate = arch.gated_mlp ? 2.0 : 1.0;
+  OperatorInputs full = in;  // tp = 1 shapes, for the active-parameter width
+  if (tp > 1) full = operator_inputs(m, device, capacity, weight_dtype, 1);
+  const double ffn = dense_ffn_width_for_active_params(m, arch, full) / tp;
+  in.mlp_up = {"mlp_up", h, gate * ffn};
+  in.mlp_down = {"mlp_down", ffn, h};
+  in.mlp_act_width = (gate + 1) * ffn;
+  if (arch.num_experts > 0) set_moe(m, arch, tp, &in);
+  in.vocab = m.vocab_size;
+  return in;
+}
+
+OperatorCostModel::OperatorCostModel(OperatorInputs inputs, OperatorFit fit, CudaGraphs cuda_graphs)
+    : inputs_(std::move(inputs)), fit_(std::move(fit)), cuda_graphs_(cuda_graphs) {
+  KVSIM_CHECK(inputs_.peak_flops > 0 && inputs_.bandwidth_bps > 0,
+              "the operator model needs a device with peak FLOP/s and bandwidth");
+}
+
+template <typename Sink>
+double OperatorCostModel::evaluate(const BatchShape& b, Sink&& sink) const {
+  const OperatorInputs& in = inputs_;
+  const OperatorFit& f = fit_;
+  const double m = static_cast<double>(b.new_tokens);
+  const double layers = in.num_layers;
+  const double a = in.activation_bytes;
+  const double bw = in.bandwidth_bps;
+  const bool graph = cuda_graphs_ == CudaGraphs::kAll ||
+                     (cuda_graphs_ == CudaGraphs::kDecode && b.num_prefill_chunks == 0);
+  const double launch = graph ? f.graph_launch_overhead_s : f.launch_overhead_s;
+  double total = 0;
+  const auto emit = [&](const Terms& t) {
+    total += t.count * t.time_s;
+    sink(t);
+  };
+  const CollectiveFit& group = collective_for(f, in.tp);
+  emit(elementwise("input_norm", f.norm, 2 * a * m * in.hidden, bw, layers, launch));
+  for (const GemmShape& g : in.attention_in) emit(gemm(f.gemm, in, g, m, m, 1, layers, launch));
+  emit(elementwise("rope", f.rope, 2 * a * m * in.rope_width, bw, layers, launch));
+  emit(elementwise("kv_cache_write", f.residual_add, 2 * m * in.kv_bytes_per_token_layer, bw,
+                   layers, launch));
+  if (b.num_prefill_chunks > 0) emit(prefill_attention(b, launch));
+  if (b.num_decodes() > 0) emit(decode_attention(b, launch));
+  emit(gemm(f.gemm, in, in.o_proj, m, m, 1, layers, launch));
+  if (in.tp > 1) {
+    const double share = 2.0 * (in.tp - 1) / in.tp;
+    emit(collective("all_reduce", group, share, a * m * in.hidden, 2 * layers, launch));
+  }
+  emit(elementwise("post_norm", f.norm, 2 * a * m * in.hidden, bw, layers, launch));
+  const double dense_layers = layers - in.num_moe_layers;
+  if (dense_layers > 0) {
+    emit(gemm(f.gemm, in, in.mlp_up, m, m, 1, dense_layers, launch));
+    emit(elementwise("mlp_act", f.activation, a * m * in.mlp_act_width, bw, dense_layers, launch));
+    emit(gemm(f.gemm, in, in.mlp_down, m, m, 1, dense_layers, launch));
+  }
+  if (in.num_moe_layers > 0) emit_moe(m, launch, emit);
+  emit(elementwise("residual_add", f.residual_add, 3 * a * m * in.hidden, bw, layers, launch));
+  emit_model_ends(b, launch, emit);
+  Terms overhead;
+  overhead.name = "iteration_overhead";
+  overhead.count = 1;
+  overhead.time_s = overhead.floor_s = f.iteration_overhead_s;
+  emit(overhead);
+  return total;
+}
+
+Terms OperatorCostModel::prefill_attention(const BatchShape& b, double launch) const {
+  const PrefillAttentionFit& p = fit_.prefill_attention;
+  const double kappa = inputs_.attention_flops_per_pair;
+  const double peak = inputs_.peak_flops;
+  const double chunks = static_cast<double>(b.num_prefill_chunks);
+  const double q = static_cast<double>(b.prefill_tokens);
+  const double q2 = static_cast<double>(b.prefill_token_squares);
+  const double qc = static_cast<double>(b.prefill_cross_pairs);
+  const double c = static_cast<double>(b.prefill_context_tokens);
+  Terms t;
+  t.name = "attention_prefill";
+  t.form = Form::kPrefillAttention;
+  t.count = inputs_.num_layers;
+  t.m = chunks;
+  t.flops = kappa * (qc + (q2 + q) / 2);
+  t.bytes = inputs_.kv_bytes_per_token_layer * (c + q);
+  // Per chunk F / (P e(q)) with e(q) = e_max q / (q + half): summed, polynomials in the sums.
+  const double cross = kappa / (peak * p.cross_efficiency_max) * (qc + p.cross_half_tokens * c);
+  const double causal = kappa / (2 * peak * p.causal_efficiency_max) *
+                        (q2 + (1 + p.causal_half_tokens) * q + p.causal_half_tokens * chunks);
+  t.compute_s = cross + causal;
+  t.efficiency = t.compute_s > 0 ? t.flops / (peak * t.compute_s) : 0;
+  t.floor_s = p.floor_s;
+  t.launch_s = launch;
+  t.time_s = p.floor_s + t.compute_s + launch;
+  return t;
+}
+
+Terms OperatorCostModel::decode_attention(const BatchShape& b, double launch) const {
+  const DecodeAttentionFit& d = fit_.decode_attention;
+  const double keys = static_cast<double>(b.decode_context_tokens + b.num_decodes());
+  Terms t;
+  t.name = "attention_decode";
+  t.form = Form::kDecodeAttention;
+  t.count = inputs_.num_layers;
+  t.m = static_cast<double>(b.num_decodes());
+  t.flops = inputs_.attention_flops_per_pair * keys;
+  t.bytes = inputs_.kv_bytes_per_token_layer * keys;
+  t.efficiency = fit_.prefill_attention.cross_efficiency_max;
+  t.compute_s = t.flops / (inputs_.peak_flops * t.efficiency);
+  t.memory_s = t.bytes / (inputs_.bandwidth_bps * d.memory_efficiency);
+  t.floor_s = d.floor_s;
+  t.launch_s = launch;
+  t.time_s = d.floor_s + std::max(t.compute_s, t.memory_s) + launch;
+  return t;
+}
+
+template <typename Emit>
+void OperatorCostModel::emit_moe(double m, double launch, Emit&& emit) const {
+  const OperatorInputs& in = inputs_;
+  const OperatorFit& f = fit_;
+  const double layers = in.num_moe_layers;
+  const double a = in.activation_bytes;
+  const double experts = in.num_experts;
+  const double k = std::min<double>(in.experts_per_token, experts);
+  const double distinct = experts * (1 - std::pow(1 - k / experts, m));
+  const double rows = m * k;
+  const double per_expert = distinct > 0 ? rows / distinct : rows;
+  emit(gemm(f.gemm, in, in.router, m, m, 1, layers, launch));
+  emit(gemm(f.gemm, in, in.expert_up, rows, per_expert, distinct, layers, launch));
+  emit(elementwise("expert_act", f.activation, a * rows * in.expert_act_width, in.bandwidth_bps,
+                   layers, launch));
+  emit(gemm(f.gemm, in, in.expert_down, rows, per_expert, distinct, layers, launch));
+  if (in.shared_up.n > 0) {
+    emit(gemm(f.gemm, in, in.shared_up, m, m, 1, layers, launch));
+    emit(elementwise("shared_act", f.activation, a * m * in.shared_act_width, in.bandwidth_bps,
+                     layers, launch));
+    emit(gemm(f.gemm, in, in.shared_down, m, m, 1, layers, launch));
+  }
+}
+
+template <typename Emit>
+void OperatorCostModel::emit_model_ends(const BatchShape& b, double launch, Emit&& emit) const {
+  const OperatorInputs& in = inputs_;
+  const OperatorFit& f = fit_;
+  const double m = static_cast<double>(b.new_tokens);
+  const double s = static_cast<double>(b.sampled_tokens);
+  const double a = in.activation_bytes;
+  const double bw = in.bandwidth_bps;
+  const CollectiveFit& group = collective_for(f, in.tp);
+  const double n = in.tp;
+  emit(elementwise("embedding", f.embedding, 2 * a * m * in.hidden, bw, 1, launch));
+  if (in.tp > 1) {
+    emit(collective("embedding_all_reduce", group, 2 * (n - 1) / n, a * m * in.hidden, 1, launch));
+  }
+  emit(elementwise("final_norm", f.norm, 2 * a * m * in.hidden, bw, 1, launch));
+  if (s == 0) return;
+  const GemmShape head{"lm_head", in.hidden, in.vocab / n};
+  emit(gemm(f.gemm, in, head, s, s, 1, 1, launch));
+  if (in.tp > 1) {
+    emit(collective("logits_all_gather", group, (n - 1) / n, a * s * in.vocab, 1, launch));
+  }
+  emit(elementwise("sampling", f.residual_add, 2 * kLogitBytes * s * in.vocab, bw, 1, launch));
+}
+
+double OperatorCostModel::iteration_s(const BatchShape& batch) const {
+  return evaluate(batch, [](const Terms&) {});
+}
+
+int64_t OperatorCostModel::iteration_ns(const BatchShape& batch) const {
+  return seconds_to_ns(iteration_s(batch));
+}
+
+std::vector<OperatorCostModel::Terms> OperatorCostModel::terms(const BatchShape& batch) const {
+  std::vector<Terms> out;
+  evaluate(batch, [&out](const Terms& t) { out.push_back(t); });
+  return out;
+}
+
+}  // namespace kvsim::sim

@@ -1,0 +1,152 @@
+// OperatorCostModel: one iteration as the sum of the model's operators, each timed from its
+// FLOPs and bytes with efficiency curves fitted to measured kernel profiles
+// (simulator/cost/operator_fits.h). The default cost model (`cost_model.kind: operators`).
+//
+// Per layer, in execution order (per device of the TP group; M = tokens computed this
+// iteration, S = tokens sampled, a = bytes per activation, w = bytes per weight):
+//   input_norm         elementwise, 2 a M h bytes
+//   qkv_proj           GEMM M x h -> (heads + 2 kv_heads) head_dim / tp   (MLA: its projections)
+//   rope               elementwise, 2 a M (heads + kv_heads) head_dim / tp
+//   kv_cache_write     elementwise, 2 x M x KV bytes per token per layer
+//   attention_prefill  the batch's chunks: floor + sum F_cross / (P e_cross(q)) + F_causal / (P
+//   e_causal(q)) attention_decode   the batch's decodes: floor + max(F / (P e_cross_max), KV bytes
+//   read / (BW e)) o_proj             GEMM M x heads head_dim / tp -> h all_reduce         tp > 1:
+//   latency + 2 (tp-1)/tp x a M h / bus bandwidth post_norm          elementwise, 2 a M h mlp_up
+//   GEMM M x h -> (2 if gated) ffn / tp                 (MoE: router, experts, shared) mlp_act
+//   elementwise, (3 if gated else 2) a M ffn / tp mlp_down           GEMM M x ffn / tp -> h
+//   all_reduce         tp > 1, as above
+//   residual_add       elementwise, 3 a M h
+// and once per iteration: embedding (elementwise 2 a M h, + an all-reduce when tp > 1: vLLM's
+// vocab-parallel embedding), final_norm (M tokens), lm_head (GEMM S x h -> vocab / tp: only the
+// sampled rows), logits_all_gather (tp > 1: latency + (tp-1)/tp x a S vocab / bus bandwidth),
+// sampling (elementwise over S x vocab fp32 logits) and iteration_overhead (CPU, fixed).
+//
+// Every operator instance adds a launch overhead per kernel: the eager one, or the CUDA-graph
+// one when the iteration runs as a graph (cuda_graphs: decode — decode-only iterations, as
+// vLLM captures them — or all).
+//
+// GEMM:        t = floor + sqrt(tc^2 + tm^2), tc = 2 M K N / (P ec(M)), ec(M) = ec_max M / (M +
+// M_half),
+//              tm = (w K N + a M (K + N)) / (BW em)   — a smooth maximum (k = 2): near the ridge
+//              the measured kernels are slower than either bound (tile and wave quantization)
+// elementwise: t = sqrt(floor^2 + (bytes / (BW e))^2)
+// The prefill-attention efficiency e(q) = e_max q / (q + q_half) makes a chunk's time a
+// polynomial in q and c, so the batch's sum needs only BatchShape's sums (q c, c, q^2, q, 1).
+//
+// MoE (ModelArch, simulator/cost/model_arch.h): FLOPs of the routed experts from the T x top-k
+// token assignments, weight bytes of the experts the batch touches — the expected number of
+// distinct experts among E when T tokens each pick k: D = E (1 - (1 - k/E)^T) — and the GEMM
+// efficiency at T k / D tokens per expert; shared experts and the router as dense GEMMs.
+// MLA: attention over the latent (the KV bytes are the latent's; FLOPs per pair
+// 2 heads (2 kv_lora_rank + qk_rope_head_dim), weights absorbed), projections q_a/q_b/kv_a/kv_b.
+// Weight dtypes: w from the dtype (int4: half a byte); P is the bf16/fp16 peak, int8 TOPS for
+// int8 and fp8 weights (simulator/cost/roofline_cost_model.h: device_peak_flops).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/capacity.h"
+#include "core/device_spec.h"
+#include "core/dtype.h"
+#include "core/model_spec.h"
+#include "core/status.h"
+#include "simulator/cost/cost_model_config.h"
+#include "simulator/cost/operator_fits.h"
+#include "simulator/engine/cost_model.h"
+
+namespace kvsim::sim {
+
+// A matrix multiply's shape per device: M tokens x K -> N.
+struct GemmShape {
+  std::string_view name;
+  double k = 0;
+  double n = 0;
+};
+
+// The model's operators on one device of the TP group, derived once.
+struct OperatorInputs {
+  double peak_flops = 0;        // FLOP/s for the weight dtype
+  double bandwidth_bps = 0;     // device memory, bytes/s
+  double activation_bytes = 2;  // per element
+  double weight_bytes = 2;      // per element (int4: 0.5)
+  uint32_t tp = 1;
+  uint32_t num_layers = 0;
+  double hidden = 0;
+  std::vector<GemmShape> attention_in;  // qkv_proj, or MLA's q_a/q_b/kv_a/kv_b
+  GemmShape o_proj;
+  double rope_width = 0;                // q + k elements rotated per token
+  double kv_bytes_per_token_layer = 0;  // KV cache bytes per token per layer (dtype, padding)
+  double attention_flops_per_pair = 0;  // per layer, per (query, key) pair
+  // The FFN of dense layers and, for MoE, of expert layers (num_moe_layers of them).
+  GemmShape mlp_up, mlp_down;  // dense (per token)
+  double mlp_act_width = 0;    // elements the activation reads and writes per token
+  uint32_t num_moe_layers = 0;
+  uint32_t num_experts = 0, experts_per_token = 0;
+  GemmShape router, expert_up, expert_down, shared_up, shared_down;
+  double expert_act_width = 0, shared_act_width = 0;
+  double vocab = 0;  // lm_head N = vocab / tp
+};
+
+OperatorInputs operator_inputs(const ModelSpec& model, const DeviceSpec& device,
+                               const CapacityResult& capacity, DType weight_dtype, uint32_t tp);
+
+class OperatorCostModel final : public CostModel {
+ public:
+  OperatorCostModel(OperatorInputs inputs, OperatorFit fit, CudaGraphs cuda_graphs);
+
+  std::string name() const override { return "operators(" + fit_.name + ")"; }
+  int64_t iteration_ns(const BatchShape& batch) const override;
+  CostBreakdown explain(const BatchShape& batch) const override;
+  // The iteration's time in seconds (iteration_ns before rounding).
+  double iteration_s(const BatchShape& batch) const;
+  const OperatorInputs& inputs() const { return inputs_; }
+  const OperatorFit& fit() const { return fit_; }
+
+  // One operator instance as evaluate() computed it (for explain and tests).
+  enum class Form : uint8_t {
+    kGemm,
+    kElementwise,
+    kDecodeAttention,
+    kPrefillAttention,
+    kCollective,
+    kFixed,
+  };
+  struct Terms {
+    std::string_view name;
+    Form form = Form::kFixed;
+    double count = 0;       // instances
+    double time_s = 0;      // one instance, launch included
+    double flops = 0;       // one instance
+    double bytes = 0;       // one instance
+    double compute_s = 0;   // the compute bound (tc)
+    double memory_s = 0;    // the memory or transfer bound (tm)
+    double floor_s = 0;     // the fixed kernel or collective latency
+    double launch_s = 0;    // launch overhead
+    double m = 0;           // GEMM: tokens (per expert for MoE); attention: chunks or decodes
+    double efficiency = 0;  // GEMM ec(M), attention's achieved fraction, elementwise e
+  };
+  // Every operator of the iteration, in order (their count x time_s sum to iteration_s).
+  std::vector<Terms> terms(const BatchShape& batch) const;
+
+ private:
+  // Sums every operator's time in a fixed order and hands each to sink(terms); returns the
+  // iteration's seconds. iteration_s and explain share it, so their totals are equal.
+  template <typename Sink>
+  double evaluate(const BatchShape& batch, Sink&& sink) const;
+  Terms prefill_attention(const BatchShape& batch, double launch) const;
+  Terms decode_attention(const BatchShape& batch, double launch) const;
+  template <typename Emit>
+  void emit_moe(double tokens, double launch, Emit&& emit) const;
+  // Embedding, final norm, LM head, logits gather, sampling.
+  template <typename Emit>
+  void emit_model_ends(const BatchShape& batch, double launch, Emit&& emit) const;
+
+  OperatorInputs inputs_;
+  OperatorFit fit_;
+  CudaGraphs cuda_graphs_;
+};
+
+}  // namespace kvsim::sim

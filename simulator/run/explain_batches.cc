@@ -1,0 +1,21 @@
+#include "simulator/run/explain_batches.h"
+
+#include "simulator/cost/batch_spec.h"
+#include "simulator/cost/make_cost_model.h"
+
+namespace kvsim::sim {
+
+StatusOr<std::vector<ExplainedBatch>> explain_engine_batches(
+    const EngineSetup& setup, uint32_t num_devices, const std::vector<std::string>& specs) {
+  const Scenario& s = setup.scenario;
+  KVSIM_ASSIGN_OR_RETURN(auto model, make_cost_model(s.cost_model, setup.model, setup.device,
+                                                     setup.capacity, s.weight_dtype, num_devices));
+  std::vector<ExplainedBatch> out;
+  for (const std::string& spec : specs) {
+    KVSIM_ASSIGN_OR_RETURN(const BatchShape shape, parse_batch_spec(spec));
+    out.push_back({spec, model->explain(shape)});
+  }
+  return out;
+}
+
+}  // namespace kvsim::sim

@@ -1,0 +1,126 @@
+// kvsim cost and kvsim calibrate as a user runs them: the breakdown adds up to the iteration
+// time the simulator uses, bad profiles and measurements name file:line (exit 2), and a
+// calibration written by one command is read by the other.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/run_cli.h"
+
+namespace kvsim {
+namespace {
+
+using testing::run_kvsim;
+
+nlohmann::json cost_json(const std::string& args) {
+  const auto result = run_kvsim("cost " + args + " --json");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  return result.exit_code == 0 ? nlohmann::json::parse(result.out) : nlohmann::json();
+}
+
+TEST(CostCli, TheBreakdownSumsToTheIterationTime) {
+  const auto cost = cost_json(
+      "--model llama2-70b --device a100-80g --tp 4 "
+      "--batch decode:64x2048,prefill:2x1024+512,chunk:1x512");
+  double sum = 0;
+  for (const auto& op : cost["operators"]) sum += op["time_s"].get<double>();
+  EXPECT_NEAR(sum, cost["total_s"].get<double>(), 1e-12);
+  EXPECT_EQ(cost["iteration_ns"].get<int64_t>(), std::llround(cost["total_s"].get<double>() * 1e9));
+  EXPECT_EQ(cost["shape"]["sampled_tokens"], 66);  // the chunk samples nothing
+  const auto text =
+      run_kvsim("cost --model llama2-70b --device a100-80g --tp 4 --batch decode:8x100");
+  EXPECT_NE(text.out.find("all_reduce"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("memory"), std::string::npos);
+}
+
+// One request on an idle engine: its TTFT is one prefill iteration and its TPOT one decode,
+// each exactly what kvsim cost says for that batch.
+TEST(CostCli, TheSimulatorUsesTheSameIterationTimes) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "cost_cli";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "one.csv") << "arrival_s,prompt_tokens,output_tokens\n0,1000,2\n";
+  const auto sim =
+      run_kvsim("simulate default --set workload.synthetic=null --set workload.trace=" +
+                (dir / "one.csv").string() + " --set cost_model.kind=operators --json");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const auto summary = nlohmann::json::parse(sim.out);
+  // The default scenario's model and device (presets/scenarios/default.yaml).
+  const auto prefill = cost_json("--model llama3-8b --device a100-40g --batch prefill:1x1000");
+  const auto decode = cost_json("--model llama3-8b --device a100-40g --batch decode:1x1000");
+  EXPECT_EQ(std::llround(summary["ttft_s"]["mean"].get<double>() * 1e9), prefill["iteration_ns"]);
+  EXPECT_EQ(std::llround(summary["tpot_s"]["mean"].get<double>() * 1e9), decode["iteration_ns"]);
+}
+
+TEST(CostCli, ABadProfileNamesFileAndLine) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "bad_profile";
+  const auto model = dir / "compute" / "a100" / "org" / "llama3";
+  std::filesystem::create_directories(model);
+  std::ofstream(model / "mlp.csv")
+      << "time_stats.attn_pre_proj.median,n_head,n_kv_head,n_embd,n_expanded_embd,num_tokens,"
+         "num_tensor_parallel_workers\n"
+         "0.1,32,8,4096,14336,1,1\n"
+         "0.x,32,8,4096,14336,2,1\n";
+  const auto result =
+      run_kvsim("cost --model llama3-8b --device a100-80g --kind profile --profiles " +
+                dir.string() + " --batch prefill:1x8");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("mlp.csv:3"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("time_stats.attn_pre_proj.median"), std::string::npos) << result.err;
+}
+
+// Bad input to the cost model: a batch spec, a kind on the command line and in a scenario (its
+// file:line:column, the nearest valid name) all exit 2 with what was expected.
+TEST(CostCli, BadBatchesAndKindsExitTwoSayingWhatWasExpected) {
+  const auto batch = run_kvsim("cost --model llama3-8b --device a100-80g --batch decode:64y2048");
+  EXPECT_EQ(batch.exit_code, 2);
+  EXPECT_NE(batch.err.find("expected decode:NxC"), std::string::npos) << batch.err;
+  const auto kind =
+      run_kvsim("cost --model llama3-8b --device a100-80g --kind nope --batch decode:1x8");
+  EXPECT_EQ(kind.exit_code, 2);
+  EXPECT_NE(kind.err.find("valid: operators, roofline, profile, table"), std::string::npos)
+      << kind.err;
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "bad_kind";
+  std::filesystem::create_directories(dir);
+  const auto yaml = (dir / "s.yaml").string();
+  std::ofstream(yaml) << "model: llama3-8b\ndevice: a100-80g\n"
+                         "workload: {synthetic: {num_requests: 2, rate: 1}}\n"
+                         "cost_model:\n  kind: operator\n";
+  const auto scenario = run_kvsim("simulate " + yaml);
+  EXPECT_EQ(scenario.exit_code, 2);
+  EXPECT_NE(scenario.err.find("s.yaml:5:9"), std::string::npos) << scenario.err;
+  EXPECT_NE(scenario.err.find("did you mean 'operators'?"), std::string::npos) << scenario.err;
+}
+
+TEST(CalibrateCli, FitsWritesAndIsReadBack) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "calibrate_cli";
+  std::filesystem::create_directories(dir);
+  // Times the model gives with a fixed overhead of 2 ms instead of 0.5 ms: the fit finds it.
+  std::ofstream csv(dir / "m.csv");
+  csv << "batch,seconds\n";
+  for (const std::string spec :
+       {"decode:1x512", "decode:32x1024", "prefill:1x2048", "prefill:1x128"}) {
+    const auto cost = cost_json("--model llama3-8b --device a100-80g --batch " + spec);
+    csv << spec << "," << (cost["total_s"].get<double>() + 1.5e-3) << "\n";
+  }
+  csv.close();
+  const auto yaml = (dir / "cal.yaml").string();
+  const auto fit = run_kvsim(
+      "calibrate " + (dir / "m.csv").string() +
+      " --model llama3-8b --device a100-80g --parameters iteration_overhead_s -o " + yaml);
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  EXPECT_NE(fit.out.find("iteration_overhead_s"), std::string::npos) << fit.out;
+  const auto cost =
+      cost_json("--model llama3-8b --device a100-80g --batch decode:1x512 --calibration " + yaml);
+  EXPECT_NEAR(cost["operators"].back()["time_s"].get<double>(), 2e-3, 2e-5);
+  std::ofstream(dir / "bad.csv") << "batch,seconds\ndecode:1x512,fast\n";
+  const auto bad = run_kvsim("calibrate " + (dir / "bad.csv").string() +
+                             " --model llama3-8b --device a100-80g -o " + yaml);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("bad.csv:2"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace kvsim

@@ -1,0 +1,7 @@
+# kvsim conformance stub (our own code, not vLLM's): minimal stand-in so that vLLM's
+# v1 KV cache manager imports without torch / the rest of vLLM.
+import logging
+
+
+def init_logger(name):
+    return logging.getLogger(name)
