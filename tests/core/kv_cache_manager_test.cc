@@ -11,6 +11,7 @@
 #include "core/capacity.h"
 #include "core/prefix_hash.h"
 #include "core/presets.h"
+#include "core/units.h"
 
 namespace kvsim {
 namespace {
@@ -403,6 +404,7 @@ TEST(KvCacheManagerTest, CapacityDecidesBlockCountAndSwapBytes) {
   for (const KvStorage storage : {KvStorage{DType::kFp16, 0}, KvStorage{DType::kInt4, 32}}) {
     CapacityQuery query;
     query.kv = storage;
+    query.kv_budget_bytes = 40 * kGiB;  // the engine's budget is engine_memory_test.cc's
     const auto capacity = compute_capacity(*model, &*device, query);
     ASSERT_TRUE(capacity.is_ok()) << capacity.status().message();
     KvCacheConfig config;
