@@ -1,9 +1,9 @@
 // CostModelConfig: the scenario's `cost_model:` section — which cost model, and its settings.
 //
-//   kind: operators   simulator/cost/operator_cost_model.h: per-operator times from
-//                     efficiency curves fitted to measured kernel profiles
-//   kind: roofline    (the default) simulator/cost/roofline_cost_model.h: max(compute,
-//                     memory) + fixed costs
+//   kind: operators   (the default) simulator/cost/operator_cost_model.h: per-operator times
+//                     from efficiency curves fitted to measured kernel profiles
+//   kind: roofline    simulator/cost/roofline_cost_model.h: max(compute, memory) + fixed
+//                     costs
 //   kind: profile     simulator/cost/profile_cost_model.h: Vidur's per-operator profiles
 //                     (a folder) interpolated, composed as Vidur composes them
 //   kind: table       simulator/cost/calibration_table.h: measured iteration times by shape
@@ -39,7 +39,7 @@ struct FitOverride {
 };
 
 struct CostModelConfig {
-  CostModelKind kind = CostModelKind::kRoofline;
+  CostModelKind kind = CostModelKind::kOperators;
   // roofline:
   double compute_efficiency = 0.6;       // achieved / peak FLOP/s (prefill MFU of vLLM ~0.5-0.7)
   double bandwidth_efficiency = 0.8;     // achieved / peak memory bandwidth (decode)

@@ -157,6 +157,15 @@ Status read_workload(const ConfigNode& node, const std::string& base_dir, Worklo
   return Status::ok();
 }
 
+// Whether the section sets one of the roofline's own constants.
+bool has_roofline_constant(const ConfigNode& node) {
+  for (const char* key : {"compute_efficiency", "bandwidth_efficiency", "interconnect_efficiency",
+                          "iteration_overhead_s", "allreduce_latency_s"}) {
+    if (node.find(key) != nullptr) return true;
+  }
+  return false;
+}
+
 Status read_cost_model(const ConfigNode& node, const std::string& base_dir, CostModelConfig* out) {
   ConfigReader r(node, "cost_model");
   r.optional_with("kind", &out->kind, parse_into<parse_cost_model_kind>);
@@ -180,10 +189,14 @@ Status read_cost_model(const ConfigNode& node, const std::string& base_dir, Cost
     const auto fit = find_operator_fit(out->fit);
     if (!fit.is_ok()) return error_at(node.find("fit")->mark(), fit.status().message());
   }
-  // Before kinds existed a CSV calibration replaced the roofline: it still means a table.
+  // Scenarios written when the roofline was the default keep their meaning without a kind: a
+  // CSV calibration means a table, a roofline constant the roofline.
   const bool csv = out->calibration.size() > 4 &&
                    out->calibration.compare(out->calibration.size() - 4, 4, ".csv") == 0;
   if (node.find("kind") == nullptr && csv) out->kind = CostModelKind::kTable;
+  if (node.find("kind") == nullptr && !csv && has_roofline_constant(node)) {
+    out->kind = CostModelKind::kRoofline;
+  }
   out->calibration = resolve_path(out->calibration, base_dir);
   out->profiles = resolve_path(out->profiles, base_dir);
   return Status::ok();

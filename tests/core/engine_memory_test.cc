@@ -108,6 +108,28 @@ TEST(EngineMemoryTest, SglangTakesItsFractionOfTheFreeMemoryLessWeights) {
   EXPECT_EQ(b.kv_budget_bytes, requested - kLlama8bWeights);
 }
 
+// MindIE (run_pa.py): NPU_MEMORY_FRACTION 0.8 of the device, less the warm-up peak: weights
+// and one prefill of maxPrefillTokens 8192 over maxPrefillBatchSize 50 sequences. Llama-7B
+// fp16 (hidden 4096, intermediate 11,008, 32 heads of 128, vocab 32,000) on a 64 GiB 910B3.
+TEST(EngineMemoryTest, MindieTakesItsFractionLessTheWarmUpPeak) {
+  EngineQuery query;
+  query.kind = EngineKind::kMindie;
+  const EngineBudget b = budget(*load_model("llama-7b"), *load_device("ascend-910b3"), query);
+  const uint64_t requested = static_cast<uint64_t>(64.0L * kGiB * 0.8L);
+  const uint64_t weights = 6'738'415'616ull * 2;
+  // forward: 8192 tokens x MLP (3 x 4096 + 3 x 11,008) x 2 B, above attention's
+  // (3 x 4096 + (2 x 32 + 2 x 32) x 128) and the sampler's 8192 x 4096 x 2 + 50 x 32,000 x 6.
+  const uint64_t activation = 8192ull * (3 * 4096 + 3 * 11'008) * 2;
+  EXPECT_EQ(b.requested_bytes, requested);
+  EXPECT_EQ(b.block_size, 128u);
+  EXPECT_FALSE(b.chunked_prefill);
+  EXPECT_EQ(b.max_num_batched_tokens, 8192u);
+  EXPECT_EQ(b.max_num_seqs, 50u);
+  EXPECT_EQ(term_bytes(b, "weights"), weights);
+  EXPECT_EQ(term_bytes(b, "activation peak"), activation);
+  EXPECT_EQ(b.kv_budget_bytes, requested - weights - activation);
+}
+
 TEST(EngineMemoryTest, WeightsLargerThanMemoryGiveZeroBlocks) {
   const DeviceSpec device = *load_device("ascend-310p3");
   auto plan = plan_capacity(*load_model("llama3-70b"), &device, {}, EngineQuery{});
