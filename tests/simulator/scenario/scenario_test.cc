@@ -81,6 +81,25 @@ TEST(Scenario, RelativePathsFollowTheFileAndDataPathsTheDataFolder) {
   EXPECT_EQ(scenario->name, "s");
 }
 
+// The operator model is the default; a section written for the roofline (one of its five
+// constants, no kind) keeps meaning the roofline, and an explicit kind wins.
+TEST(Scenario, TheCostModelDefaultsToOperatorsAndRooflineConstantsKeepTheRoofline) {
+  auto plain = load_scenario("default", {"cost_model=null"});
+  ASSERT_TRUE(plain.is_ok()) << plain.status().message();
+  EXPECT_EQ(plain->cost_model.kind, CostModelKind::kOperators);
+  for (const char* key :
+       {"compute_efficiency=0.5", "bandwidth_efficiency=0.7", "interconnect_efficiency=0.6",
+        "iteration_overhead_s=0.002", "allreduce_latency_s=0.00002"}) {
+    auto old = load_scenario("default", {"cost_model=null", std::string("cost_model.") + key});
+    ASSERT_TRUE(old.is_ok()) << key << ": " << old.status().message();
+    EXPECT_EQ(old->cost_model.kind, CostModelKind::kRoofline) << key;
+  }
+  auto explicit_kind =
+      load_scenario("default", {"cost_model.kind=operators", "cost_model.compute_efficiency=0.5"});
+  ASSERT_TRUE(explicit_kind.is_ok()) << explicit_kind.status().message();
+  EXPECT_EQ(explicit_kind->cost_model.kind, CostModelKind::kOperators);
+}
+
 TEST(Scenario, WorkloadNeedsExactlyOneSource) {
   EXPECT_FALSE(load_scenario("default", {"workload.trace=x.csv"}).is_ok());
   EXPECT_FALSE(load_scenario("default", {"workload.synthetic=null"}).is_ok());
