@@ -91,7 +91,8 @@ void finish_budget(const EngineQuery& query, EngineBudget* out) {
     out->terms.clear();
     out->terms.push_back({"measured set-aside", *query.measured_set_aside_bytes,
                           "requested - KV budget, from the engine's start-up log",
-                          "kvsim calibrate --from-log (a deployment file)"});
+                          "kvsim calibrate --from-log (a deployment file)",
+                          SetAsideKind::kMeasured});
     out->measured = true;
   }
   out->set_aside_bytes = 0;

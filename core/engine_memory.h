@@ -97,11 +97,21 @@ struct EngineQuery {
 };
 
 // One amount taken out of the requested memory before the KV cache.
+// What a set-aside term is, whatever the engine calls it (the GUI draws one segment per kind).
+enum class SetAsideKind : uint8_t {
+  kWeights,
+  kActivation,  // the profile run's activation peak
+  kNonTorch,    // non-torch memory: CUDA/CANN context, communication buffers, other processes
+  kGraphs,      // captured CUDA graphs
+  kMeasured,    // a deployment file's measured set-aside, in place of all the others
+};
+
 struct SetAsideTerm {
   std::string name;     // "weights", "activation peak", "non-torch memory", "CUDA graphs", ...
   uint64_t bytes = 0;   // per device
   std::string formula;  // the formula with this query's numbers
   std::string source;   // where the engine computes it (file, function, version)
+  SetAsideKind kind = SetAsideKind::kNonTorch;
 };
 
 struct EngineBudget {

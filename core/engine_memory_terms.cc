@@ -44,7 +44,7 @@ SetAsideTerm weights_term(const Inputs& in, const std::string& source) {
               (in.model.tie_word_embeddings ? "1 (tied)" : "2 (embedding + lm_head)") + " = " +
               format_count(embedding_params(in.model));
   }
-  return {"weights", bytes, formula, source};
+  return {"weights", bytes, formula, source, SetAsideKind::kWeights};
 }
 
 SetAsideTerm activation_term(const Inputs& in, const ProfileBatch& batch,
@@ -61,7 +61,7 @@ SetAsideTerm activation_term(const Inputs& in, const ProfileBatch& batch,
       std::to_string(in.model.hidden_size) + " x " + b + " + " + format_count(batch.num_seqs) +
       " seqs x " + format_count(in.model.vocab_size) + " vocab x " +
       std::to_string(sampler_bytes_per_logit) + " B = " + format_bytes(peak.sampler_bytes);
-  return {"activation peak", peak.peak_bytes, formula, source};
+  return {"activation peak", peak.peak_bytes, formula, source, SetAsideKind::kActivation};
 }
 
 SetAsideTerm graph_term(const Inputs& in, const std::string& name, const std::string& source) {
@@ -71,7 +71,7 @@ SetAsideTerm graph_term(const Inputs& in, const std::string& name, const std::st
   return {name, bytes,
           std::to_string(in.model.num_layers) + " layers x " + format_bytes(per_layer) +
               (moe ? " (MoE layer)" : "") + " (kvsim's per-layer figure, fitted to logs)",
-          source};
+          source, SetAsideKind::kGraphs};
 }
 
 }  // namespace kvsim::engine_rules

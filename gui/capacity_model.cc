@@ -43,24 +43,41 @@ std::vector<uint64_t> seq_len_grid(const ModelSpec& model) {
   return grid;
 }
 
+namespace {
+
+uint64_t& set_aside_bytes(MemoryBreakdown* m, SetAsideKind kind) {
+  switch (kind) {
+    case SetAsideKind::kWeights:
+      return m->weights_bytes;
+    case SetAsideKind::kActivation:
+      return m->activation_bytes;
+    case SetAsideKind::kGraphs:
+      return m->graphs_bytes;
+    case SetAsideKind::kMeasured:
+      return m->measured_bytes;
+    case SetAsideKind::kNonTorch:
+      break;
+  }
+  return m->non_torch_bytes;
+}
+
+}  // namespace
+
 MemoryBreakdown memory_breakdown(const DeviceSpec& device, const CapacityPlan& plan) {
   const CapacityResult& result = plan.capacity;
   MemoryBreakdown out;
   out.weights_bytes = result.weight_bytes.value_or(0);
   if (plan.engine) {
-    for (const SetAsideTerm& term : plan.engine->terms) {
-      if (term.name == "weights") {
-        out.weights_bytes = term.bytes;
-      } else {
-        out.reserve_bytes += term.bytes;
-      }
-    }
+    out.weights_bytes = 0;
+    for (const SetAsideTerm& term : plan.engine->terms)
+      set_aside_bytes(&out, term.kind) += term.bytes;
   }
   const uint64_t blocks = result.num_blocks.value_or(0);
   out.kv_data_bytes = blocks * result.kv_bytes_per_block_nd;
   out.nz_padding_bytes = blocks * (result.kv_bytes_per_block - result.kv_bytes_per_block_nd);
-  const uint64_t used =
-      out.weights_bytes + out.reserve_bytes + out.kv_data_bytes + out.nz_padding_bytes;
+  const uint64_t used = out.weights_bytes + out.activation_bytes + out.non_torch_bytes +
+                        out.graphs_bytes + out.measured_bytes + out.kv_data_bytes +
+                        out.nz_padding_bytes;
   out.unused_bytes = device.memory_bytes > used ? device.memory_bytes - used : 0;
   return out;
 }

@@ -6,9 +6,11 @@
 // the GUI shows what the CLI prints. The only arithmetic here splits a device's memory into
 // the stacked-bar segments, from fields of the plan:
 //
-//   weights + reserve + kv_data + nz_padding + unused = device memory
-//   weights    = the engine's weights term
-//   reserve    = the engine's other set-aside terms (activation peak, non-torch, graphs)
+//   weights + activation + non_torch + graphs + measured + kv_data + nz_padding + unused
+//     = device memory
+//   weights, activation, non_torch, graphs, measured = the engine's set-aside terms summed by
+//                kind (SetAsideKind: non-torch memory, CUDA context and other processes'
+//                memory are non_torch; measured = a deployment file's set-aside, alone)
 //   kv_data    = num_blocks x kv_bytes_per_block_nd            token data the pool holds
 //   nz_padding = num_blocks x (kv_bytes_per_block - kv_bytes_per_block_nd)   0 on ND devices
 //   unused     = the rest: 1 - utilization, vllm-ascend's 310P halving, the partial block at
@@ -38,7 +40,10 @@ struct CapacityViewInput {
 // One device's memory in bytes, split as in the header comment.
 struct MemoryBreakdown {
   uint64_t weights_bytes = 0;
-  uint64_t reserve_bytes = 0;
+  uint64_t activation_bytes = 0;
+  uint64_t non_torch_bytes = 0;
+  uint64_t graphs_bytes = 0;
+  uint64_t measured_bytes = 0;
   uint64_t kv_data_bytes = 0;
   uint64_t nz_padding_bytes = 0;
   uint64_t unused_bytes = 0;

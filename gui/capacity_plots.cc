@@ -9,14 +9,25 @@
 namespace kvsim::gui {
 namespace {
 
-const QColor kSegmentColors[] = {QColor(110, 110, 110), QColor(230, 159, 0), QColor(0, 114, 178),
-                                 QColor(213, 94, 0), QColor(215, 215, 215)};
+// Okabe-Ito colours, greys for weights and unused memory.
+const QColor kSegmentColors[] = {QColor(110, 110, 110), QColor(230, 159, 0),  QColor(240, 228, 66),
+                                 QColor(204, 121, 167), QColor(86, 180, 233), QColor(0, 114, 178),
+                                 QColor(213, 94, 0),    QColor(215, 215, 215)};
 
 CsvTable memory_table(const CapacityViewData& data) {
   CsvTable table;
-  table.header = {"device",        "memory_bytes",  "weights_bytes",
-                  "reserve_bytes", "kv_data_bytes", "nz_padding_bytes",
-                  "unused_bytes",  "num_blocks",    "kv_bytes_per_block"};
+  table.header = {"device",
+                  "memory_bytes",
+                  "weights_bytes",
+                  "activation_bytes",
+                  "non_torch_bytes",
+                  "graphs_bytes",
+                  "measured_set_aside_bytes",
+                  "kv_data_bytes",
+                  "nz_padding_bytes",
+                  "unused_bytes",
+                  "num_blocks",
+                  "kv_bytes_per_block"};
   for (const DeviceCapacity& d : data.devices) {
     const auto segments = memory_segments(d.memory);
     std::vector<std::string> row = {d.device.name, csv_number(d.device.memory_bytes)};
@@ -45,8 +56,9 @@ CsvTable max_sequences_table(const CapacityViewData& data) {
 
 }  // namespace
 
-std::array<uint64_t, 5> memory_segments(const MemoryBreakdown& m) {
-  return {m.weights_bytes, m.reserve_bytes, m.kv_data_bytes, m.nz_padding_bytes, m.unused_bytes};
+std::array<uint64_t, 8> memory_segments(const MemoryBreakdown& m) {
+  return {m.weights_bytes,  m.activation_bytes, m.non_torch_bytes,  m.graphs_bytes,
+          m.measured_bytes, m.kv_data_bytes,    m.nz_padding_bytes, m.unused_bytes};
 }
 
 void show_memory_breakdown(PlotPanel* panel, const CapacityViewData& data) {
@@ -63,8 +75,11 @@ void show_memory_breakdown(PlotPanel* panel, const CapacityViewData& data) {
   QCPBars* below = nullptr;
   for (size_t s = 0; s < kMemorySegmentNames.size(); ++s) {
     QVector<double> gib;
+    bool empty = true;
     for (const DeviceCapacity& d : data.devices) {
-      gib.push_back(static_cast<double>(memory_segments(d.memory)[s]) / kBytesPerGiB);
+      const uint64_t bytes = memory_segments(d.memory)[s];
+      gib.push_back(static_cast<double>(bytes) / kBytesPerGiB);
+      empty = empty && bytes == 0;
     }
     auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
     bars->setName(kMemorySegmentNames[s]);
@@ -73,6 +88,7 @@ void show_memory_breakdown(PlotPanel* panel, const CapacityViewData& data) {
     bars->setBrush(kSegmentColors[s]);
     bars->setData(keys, gib, true);
     if (below != nullptr) bars->moveAbove(below);
+    if (empty) bars->removeFromLegend();
     below = bars;
   }
   set_text_ticks(plot->xAxis, labels);

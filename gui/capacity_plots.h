@@ -2,7 +2,10 @@
 // into the two charts and their CSV tables, and compute nothing.
 //
 //   memory breakdown   one stacked bar per device, GiB (bytes / 2^30), bottom to top:
-//                      weights, activation reserve, KV cache (token data), NZ padding, unused
+//                      weights, then each kind of the engine's other set-aside terms
+//                      (activation peak, non-torch, CUDA graphs, a measured set-aside), KV
+//                      cache (token data), NZ padding, unused; a segment that is empty on
+//                      every device keeps its plottable but leaves the legend
 //                      (the plottables in that order, named kMemorySegmentNames)
 //   max sequences      one graph per device: max concurrent sequences (y, log) versus
 //                      sequence length (x, log); a 0 (not even one sequence fits) is kept in
@@ -17,11 +20,13 @@ namespace kvsim::gui {
 
 class PlotPanel;
 
-inline constexpr std::array<const char*, 5> kMemorySegmentNames = {
-    "weights", "activation, non-torch, graphs", "KV cache", "NZ padding", "unused"};
+// Short enough for three legend columns over the bars.
+inline constexpr std::array<const char*, 8> kMemorySegmentNames = {
+    "weights",  "activation", "non-torch", "CUDA graphs", "measured set-aside",
+    "KV cache", "NZ padding", "unused"};
 
 // The segment values of one breakdown in kMemorySegmentNames order, bytes.
-std::array<uint64_t, 5> memory_segments(const MemoryBreakdown& memory);
+std::array<uint64_t, 8> memory_segments(const MemoryBreakdown& memory);
 
 void show_memory_breakdown(PlotPanel* panel, const CapacityViewData& data);
 void show_max_sequences(PlotPanel* panel, const CapacityViewData& data);

@@ -51,11 +51,11 @@ CapacityResult library_answer(const CapacityViewInput& in, const std::string& de
   return library_plan(in, device_name, seq_len).capacity;
 }
 
-// The engine's set-aside other than the weights (the "reserve" bar).
-uint64_t non_weight_set_aside(const CapacityPlan& plan) {
+// The engine's set-aside terms of one kind, summed.
+uint64_t set_aside(const CapacityPlan& plan, SetAsideKind kind) {
   uint64_t bytes = 0;
   for (const SetAsideTerm& term : plan.engine->terms) {
-    if (term.name != "weights") bytes += term.bytes;
+    if (term.kind == kind) bytes += term.bytes;
   }
   return bytes;
 }
@@ -79,18 +79,30 @@ class CapacityViewTest : public QObject {
     view.set_input(in);
     QVERIFY(view.error_text().isEmpty());
     QCustomPlot* plot = plot_named(&view, "capacity_memory_plot");
-    QCOMPARE(plot->plottableCount(), 5);
+    QCOMPARE(plot->plottableCount(), 8);
     for (size_t d = 0; d < in.devices.size(); ++d) {
       const CapacityPlan plan = library_plan(in, in.devices[d], 0);
       const CapacityResult& r = plan.capacity;
       const DeviceSpec device = load_device(in.devices[d]).value();
       const uint64_t blocks = r.num_blocks.value();
-      const uint64_t reserve = non_weight_set_aside(plan);
-      const uint64_t expected[5] = {
-          r.weight_bytes.value(), reserve, blocks * r.kv_bytes_per_block_nd,
+      const uint64_t terms[5] = {
+          set_aside(plan, SetAsideKind::kWeights), set_aside(plan, SetAsideKind::kActivation),
+          set_aside(plan, SetAsideKind::kNonTorch), set_aside(plan, SetAsideKind::kGraphs),
+          set_aside(plan, SetAsideKind::kMeasured)};
+      QCOMPARE(terms[0], r.weight_bytes.value());
+      QVERIFY(terms[1] > 0 && terms[2] > 0);  // vLLM's profile run and its non-torch memory
+      const uint64_t set_aside_total = terms[0] + terms[1] + terms[2] + terms[3] + terms[4];
+      QCOMPARE(set_aside_total, plan.engine->set_aside_bytes);
+      const uint64_t expected[8] = {
+          terms[0],
+          terms[1],
+          terms[2],
+          terms[3],
+          terms[4],
+          blocks * r.kv_bytes_per_block_nd,
           blocks * (r.kv_bytes_per_block - r.kv_bytes_per_block_nd),
-          device.memory_bytes - r.weight_bytes.value() - reserve - blocks * r.kv_bytes_per_block};
-      for (int s = 0; s < 5; ++s) {
+          device.memory_bytes - set_aside_total - blocks * r.kv_bytes_per_block};
+      for (int s = 0; s < 8; ++s) {
         auto* bars = qobject_cast<QCPBars*>(plot->plottable(s));
         QVERIFY(bars != nullptr);
         QCOMPARE(bars->name(), QString(kMemorySegmentNames[static_cast<size_t>(s)]));
@@ -100,9 +112,24 @@ class CapacityViewTest : public QObject {
       }
     }
     // The 310P pads: its NZ padding bar is not empty; the A100 (ND) has none.
-    auto* padding = qobject_cast<QCPBars*>(plot->plottable(3));
+    auto* padding = qobject_cast<QCPBars*>(plot->plottable(6));
     QCOMPARE(padding->data()->at(0)->value, 0.0);
     QVERIFY(padding->data()->at(1)->value > 0.0);
+  }
+
+  // A deployment's measured set-aside replaces every term, the weights included: one
+  // segment, and the bar still sums to the device's memory.
+  void a_measured_set_aside_is_one_segment() {
+    CapacityViewInput in = nz_input();
+    in.engine.measured_set_aside_bytes = 20 * kGiB;
+    const CapacityPlan plan = library_plan(in, "a100-80g", 0);
+    const DeviceSpec device = load_device("a100-80g").value();
+    const MemoryBreakdown m = memory_breakdown(device, plan);
+    QCOMPARE(m.measured_bytes, 20 * kGiB);
+    QCOMPARE(m.weights_bytes + m.activation_bytes + m.non_torch_bytes + m.graphs_bytes,
+             uint64_t{0});
+    QCOMPARE(m.measured_bytes + m.kv_data_bytes + m.nz_padding_bytes + m.unused_bytes,
+             device.memory_bytes);
   }
 
   void curves_hold_max_sequences_per_length() {
@@ -150,11 +177,11 @@ class CapacityViewTest : public QObject {
     view.set_input(nz_input());
     const CsvTable& table = view.panels()[0]->table();
     QCOMPARE(table.rows.size(), size_t{2});
-    QCOMPARE(table.header[4], std::string("kv_data_bytes"));
+    QCOMPARE(table.header[7], std::string("kv_data_bytes"));
     const CapacityResult r = library_answer(nz_input(), "ascend-310p3", 0);
     QCOMPARE(table.rows[1][0], std::string("ascend-310p3"));
-    QCOMPARE(table.rows[1][4], std::to_string(r.num_blocks.value() * r.kv_bytes_per_block_nd));
-    QCOMPARE(table.rows[1][7], std::to_string(r.num_blocks.value()));
+    QCOMPARE(table.rows[1][7], std::to_string(r.num_blocks.value() * r.kv_bytes_per_block_nd));
+    QCOMPARE(table.rows[1][10], std::to_string(r.num_blocks.value()));
   }
 
   void bad_input_shows_the_status_and_keeps_the_plots() {
