@@ -3,13 +3,11 @@
 // object (or an array with several devices).
 #include <cstdio>
 #include <memory>
-#include <sstream>
 
 #include "cli/command.h"
-#include "cli/json_util.h"
 #include "cli/model_options.h"
+#include "core/capacity_json.h"
 #include "core/capacity_report.h"
-#include "core/presets.h"
 
 namespace kvsim::cli {
 namespace {
@@ -31,24 +29,6 @@ struct CapacityOptions {
   bool json = false;
 };
 
-StatusOr<std::vector<DeviceSpec>> resolve_devices(const std::string& spec) {
-  std::vector<DeviceSpec> devices;
-  std::vector<std::string> names;
-  if (spec == "all") {
-    names = preset_names(PresetKind::kDevice);
-  } else {
-    std::stringstream list(spec);
-    for (std::string name; std::getline(list, name, ',');) {
-      if (!name.empty()) names.push_back(name);
-    }
-  }
-  for (const std::string& name : names) {
-    KVSIM_ASSIGN_OR_RETURN(DeviceSpec device, load_device(name));
-    devices.push_back(std::move(device));
-  }
-  return devices;
-}
-
 StatusOr<CapacityQuery> make_query(const CapacityOptions& o) {
   CapacityQuery query;
   KVSIM_ASSIGN_OR_RETURN(query.kv.dtype, parse_dtype(o.dtype));
@@ -65,52 +45,12 @@ StatusOr<CapacityQuery> make_query(const CapacityOptions& o) {
   return query;
 }
 
-nlohmann::json to_json(const ModelSpec& model, const DeviceSpec* device, const CapacityQuery& query,
-                       const CapacityResult& r) {
-  nlohmann::json out;
-  out["model"] = model.name;
-  out["device"] = device != nullptr ? nlohmann::json(device->name) : nlohmann::json(nullptr);
-  out["kv_dtype"] = dtype_name(query.kv.dtype);
-  out["weight_dtype"] = dtype_name(query.weight_dtype);
-  out["quant_group"] = query.kv.quant_group;
-  out["tp"] = query.tp;
-  out["block_size"] = r.block_size;
-  out["batch"] = query.batch;
-  out["seq_len"] = r.seq_len;
-  out["tokens_kept_per_seq"] = r.tokens_kept_per_seq;
-  out["kv_layout"] = r.nz ? "nz" : "nd";
-  out["kv_bytes_per_token"] = json_bytes_from_bits(r.kv_bits_per_token);
-  out["kv_bytes_per_token_per_device"] = json_bytes_from_bits(r.kv_bits_per_token_per_device);
-  out["kv_bytes_per_block"] = r.kv_bytes_per_block;
-  out["kv_bytes_per_block_nd"] = r.kv_bytes_per_block_nd;
-  out["kv_bytes_for_request"] = r.kv_bytes_for_request;
-  out["weight_bytes"] = json_or_null(r.weight_bytes);
-  out["reserve_bytes"] = json_or_null(r.reserve_bytes);
-  out["kv_budget_bytes"] = json_or_null(r.kv_budget_bytes);
-  out["num_blocks"] = json_or_null(r.num_blocks);
-  out["num_usable_blocks"] = json_or_null(r.num_usable_blocks);
-  out["max_tokens"] = json_or_null(r.max_tokens);
-  out["max_batch_at_seq_len"] = json_or_null(r.max_batch_at_seq_len);
-  out["max_seq_len_at_batch"] = json_or_null(r.max_seq_len_at_batch);
-  out["layer_groups"] = layer_groups_json(r.groups);
-  if (r.hybrid) {
-    out["kv_cache_groups"] = kv_cache_plan_json(*r.hybrid);
-    out["blocks_per_seq"] = r.blocks_per_seq;
-    out["max_num_batched_tokens"] = query.max_num_batched_tokens;
-  }
-  if (r.nz && !r.hybrid) {
-    out["nz_padding_fraction"] =
-        block_layout(r.shape_per_device, r.block_size, r.nz_width).nz_padding_fraction();
-  }
-  return out;
-}
-
 int run_capacity(const CapacityOptions& o) {
   auto model = resolve_model(o.model);
   if (!model.is_ok()) return report_error(model.status());
   auto query = make_query(o);
   if (!query.is_ok()) return report_error(query.status());
-  auto devices = resolve_devices(o.device);
+  auto devices = load_device_list(o.device);
   if (!devices.is_ok()) return report_error(devices.status());
 
   std::vector<CapacityRow> rows;
@@ -124,7 +64,7 @@ int run_capacity(const CapacityOptions& o) {
   if (o.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const CapacityRow& row : rows)
-      out.push_back(to_json(*model, row.device, *query, row.result));
+      out.push_back(capacity_to_json(*model, row.device, *query, row.result));
     std::printf("%s\n", (rows.size() == 1 ? out[0] : out).dump(2).c_str());
   } else if (rows.size() == 1) {
     std::printf("%s", capacity_report(*model, rows[0].device, *query, rows[0].result).c_str());

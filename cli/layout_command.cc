@@ -8,9 +8,9 @@
 #include <sstream>
 
 #include "cli/command.h"
-#include "cli/json_util.h"
 #include "cli/model_options.h"
 #include "core/capacity.h"
+#include "core/capacity_json.h"
 #include "core/config_reader.h"
 #include "core/layout_report.h"
 

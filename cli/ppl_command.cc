@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "cli/json_util.h"
 #include "cli/llama_options.h"
+#include "core/capacity_json.h"
 #include "core/text_format.h"
 #include "kernels/ppl_job.h"
 
