@@ -1,0 +1,152 @@
+"""kvsim.simulate() against `kvsim simulate --json` / --out on the same inputs, its errors,
+progress and interruption."""
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pandas
+import pytest
+
+import kvsim
+
+WALL_FIELDS = ("wall_s", "events_per_s", "requests_per_wall_s")
+SMALL = {"workload.synthetic.num_requests": 300}
+
+
+def without_wall(summary):
+    return {key: value for key, value in summary.items() if key not in WALL_FIELDS}
+
+
+def set_args(overrides):
+    args = []
+    for key, value in overrides.items():
+        args += ["--set", "{}={}".format(key, value)]
+    return args
+
+
+def test_default_summary_equals_the_cli(cli_json):
+    result = kvsim.simulate("default")
+    expected = cli_json("simulate", "default")
+    assert without_wall(result.summary) == without_wall(expected)
+    assert result.summary["requests_completed"] == 3000
+    for field in WALL_FIELDS:
+        assert result.summary[field] > 0
+
+
+def test_tables_equal_the_cli_files(cli, tmp_path):
+    overrides = {"cache.block_size": 32, **SMALL}
+    result = kvsim.simulate("default", set=overrides, seed=7)
+    code, _, err = cli("simulate", "default", *set_args(overrides), "--seed", 7,
+                       "--out", tmp_path)
+    assert code == 0, err
+    assert sorted(result.tables) == ["requests", "timeseries"]
+    pandas.testing.assert_frame_equal(result.requests,
+                                      pandas.read_csv(tmp_path / "requests.csv"))
+    pandas.testing.assert_frame_equal(result.timeseries,
+                                      pandas.read_csv(tmp_path / "timeseries.csv"))
+    assert len(result.requests) == 300
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert without_wall(result.summary) == without_wall(summary)
+    assert result.summary["block_size"] == 32
+
+
+def test_overrides_as_a_list_and_a_yaml_path(cli_json, tmp_path):
+    scenario = tmp_path / "small.yaml"
+    source = pathlib.Path(__file__).resolve().parents[2] / "presets/scenarios/default.yaml"
+    text = source.read_text().replace("num_requests: 3000", "num_requests: 200")
+    scenario.write_text(text.replace("name: default", "name: small"))
+    result = kvsim.simulate(str(scenario), set=["cache.prefix_caching=false"])
+    expected = cli_json("simulate", scenario, "--set", "cache.prefix_caching=false")
+    assert without_wall(result.summary) == without_wall(expected)
+    assert result.summary["scenario"] == "small"
+    assert result.summary["requests_completed"] == 200
+    assert result.summary["prefix_cache_hit_rate"] == 0
+
+
+def test_unknown_preset_lists_the_valid_names(cli_error):
+    with pytest.raises(kvsim.Error) as raised:
+        kvsim.simulate("no-such-scenario")
+    message = str(raised.value)
+    assert message == cli_error("simulate", "no-such-scenario")
+    for name in kvsim.presets()["scenarios"]:
+        assert name in message
+
+
+def test_unknown_override_key_raises_the_cli_message(cli_error):
+    with pytest.raises(kvsim.Error) as raised:
+        kvsim.simulate("default", set={"cache.block_sise": 32})
+    assert str(raised.value) == cli_error("simulate", "default", "--set", "cache.block_sise=32")
+    assert "block_sise" in str(raised.value)
+
+
+def test_bad_yaml_names_file_line_and_column(cli_error, tmp_path):
+    scenario = tmp_path / "bad.yaml"
+    scenario.write_text("name: bad\nmodel: llama3-8b\ncache:\n  block_size: [1\n")
+    with pytest.raises(kvsim.Error) as raised:
+        kvsim.simulate(str(scenario))
+    message = str(raised.value)
+    assert message == cli_error("simulate", scenario)
+    assert message.startswith(str(scenario) + ":")
+
+
+def test_missing_trace_raises(cli_error, tmp_path):
+    trace = tmp_path / "absent.csv"
+    with pytest.raises(kvsim.Error) as raised:
+        kvsim.simulate("default", trace=str(trace))
+    assert str(raised.value) == cli_error("simulate", "default", "--trace", trace)
+
+
+def test_progress_is_called_with_the_share_done():
+    seen = []
+    kvsim.simulate("default", set=SMALL, progress=seen.append)
+    assert seen, "progress was never called"
+    assert all(0 <= share <= 1 for share in seen)
+    assert seen == sorted(seen)
+    assert seen[-1] == 1
+
+
+def test_an_exception_in_progress_stops_the_run():
+    calls = []
+
+    def progress(share):
+        calls.append(share)
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        kvsim.simulate("default", progress=progress)
+    assert len(calls) == 1
+
+
+CHILD = textwrap.dedent("""
+    import sys, threading, time
+    import kvsim
+    print("ready", flush=True)
+    start = time.monotonic()
+    try:
+        kvsim.simulate("default", set={"workload.synthetic.num_requests": 10000000})
+    except KeyboardInterrupt:
+        print("interrupted after", time.monotonic() - start, "threads", threading.active_count(),
+              flush=True)
+        sys.exit(3 if threading.active_count() == 1 else 4)
+    sys.exit(5)
+""")
+
+
+def test_ctrl_c_stops_a_run_and_leaves_no_thread():
+    child = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, text=True,
+                             env=dict(os.environ))
+    assert child.stdout.readline() == "ready\n"
+    time.sleep(1.5)  # inside the simulation by now: ten million requests take minutes
+    sent = time.monotonic()
+    child.send_signal(signal.SIGINT)
+    out, _ = child.communicate(timeout=30)
+    stopped_s = time.monotonic() - sent
+    assert child.returncode == 3, out
+    assert "threads 1" in out
+    assert stopped_s < 1.0, "took {:.2f} s to stop".format(stopped_s)
