@@ -123,17 +123,21 @@ def test_an_exception_in_progress_stops_the_run():
     assert len(calls) == 1
 
 
+# Threads are counted twice: Python's, and the process's native ones (/proc/self/task), so a
+# thread left behind by the C++ side would show too.
 CHILD = textwrap.dedent("""
-    import sys, threading, time
+    import os, sys, threading, time
     import kvsim
+    native_before = len(os.listdir("/proc/self/task"))
     print("ready", flush=True)
     start = time.monotonic()
     try:
         kvsim.simulate("default", set={"workload.synthetic.num_requests": 10000000})
     except KeyboardInterrupt:
+        native = len(os.listdir("/proc/self/task"))
         print("interrupted after", time.monotonic() - start, "threads", threading.active_count(),
-              flush=True)
-        sys.exit(3 if threading.active_count() == 1 else 4)
+              "native", native, "of", native_before, flush=True)
+        sys.exit(3 if threading.active_count() == 1 and native == native_before else 4)
     sys.exit(5)
 """)
 
@@ -150,3 +154,11 @@ def test_ctrl_c_stops_a_run_and_leaves_no_thread():
     assert child.returncode == 3, out
     assert "threads 1" in out
     assert stopped_s < 1.0, "took {:.2f} s to stop".format(stopped_s)
+
+
+@pytest.mark.parametrize("overrides", [{"cache.block_size": "abc"}, {"cache.mem_fraction": 2},
+                                       {"cache.eviction": "no-such-policy"}])
+def test_a_bad_override_value_raises_the_cli_message(cli_error, overrides):
+    with pytest.raises(kvsim.Error) as raised:
+        kvsim.simulate("default", set=overrides)
+    assert str(raised.value) == cli_error("simulate", "default", *set_args(overrides))
