@@ -162,3 +162,20 @@ def test_a_bad_override_value_raises_the_cli_message(cli_error, overrides):
     with pytest.raises(kvsim.Error) as raised:
         kvsim.simulate("default", set=overrides)
     assert str(raised.value) == cli_error("simulate", "default", *set_args(overrides))
+
+
+def test_a_cluster_run_gives_the_cli_files(cli, tmp_path):
+    if not pathlib.Path(os.environ.get("KVSIM_DATA_DIR", "../shared"), "traces").is_dir():
+        pytest.skip("the Mooncake trace needs ../shared (set KVSIM_DATA_DIR)")
+    overrides = {"workload.max_requests": 300}
+    result = kvsim.simulate("mooncake-disaggregated", set=overrides)
+    code, out, err = cli("simulate", "mooncake-disaggregated", *set_args(overrides), "--out",
+                         tmp_path, "--json")
+    assert code == 0, err
+    assert result.timeseries is None
+    files = sorted(p.stem for p in tmp_path.glob("*.csv"))
+    assert sorted(result.tables) == files and "replicas" in files
+    for name in files:
+        pandas.testing.assert_frame_equal(result.tables[name],
+                                          pandas.read_csv(tmp_path / (name + ".csv")))
+    assert without_wall(result.summary) == without_wall(json.loads(out))
