@@ -1,34 +1,69 @@
-// kvsim calibrate: fits the cost model to measurements, in one of two modes chosen here:
-//   kvsim calibrate MEASUREMENTS.csv ...   measured iteration/request times
-//                                          (cli/calibrate_measurements.h)
-//   kvsim calibrate --from-log LOG ...     an engine's log (issue 16: cli/calibrate_log.cc;
-//                                          not in this file yet — its option and its branch of
-//                                          the callback go where the comments say)
-// This file only dispatches; each mode's options and work live in its own file.
+// kvsim calibrate: one subcommand, two modes chosen here:
+//   kvsim calibrate MEASUREMENTS.csv ...   the cost model fitted to measured iteration/request
+//                                          times (cli/calibrate_measurements.h)
+//   kvsim calibrate --from-log LOG ...     kvsim's KV budget beside an engine's start-up log,
+//                                          and a deployment file (cli/calibrate_log.h)
+// This file only dispatches. The flags both modes take (cli/calibrate_options.h) are declared
+// here once; each mode's own flags sit in an option group that excludes the other mode's, so
+// `--fit` with `--from-log` (or a CSV with `--json`) is a parse error, not a silent no-op.
 #include <memory>
 
+#include "cli/calibrate_log.h"
 #include "cli/calibrate_measurements.h"
+#include "cli/calibrate_options.h"
 #include "cli/command.h"
 
 namespace kvsim::cli {
+namespace {
+
+struct CalibrateOptions {
+  CalibrateSharedOptions shared;
+  CalibrateMeasurementsOptions measurements;
+  CalibrateLogOptions log;
+};
+
+void add_shared_options(CLI::App* command, CalibrateSharedOptions* o) {
+  add_model_options(command, &o->model);
+  command->add_option("--device", o->device, "device preset or YAML file");
+  command->add_option("--tp", o->tp, "tensor-parallel devices (default 1; --from-log: the log's)")
+      ->check(CLI::Range(1u, 4096u));
+  command->add_option("--weight-dtype", o->weight_dtype,
+                      "weight dtype (default fp16; --from-log: from the log)");
+  command->add_option("--kv-dtype,--dtype", o->kv_dtype,
+                      "KV dtype (default fp16; --from-log: the model dtype the log names)");
+  command->add_option("-o,--output", o->output,
+                      "the calibration YAML (measurements) or deployment file (--from-log) to "
+                      "write");
+}
+
+}  // namespace
 
 void register_calibrate_command(CLI::App& app, CommandFn* chosen) {
-  auto measurements = std::make_shared<CalibrateMeasurementsOptions>();
+  auto options = std::make_shared<CalibrateOptions>();
   CLI::App* command = app.add_subcommand(
-      "calibrate", "fit the cost model: MEASUREMENTS.csv (batch,seconds) -> calibration YAML");
-  command->add_option("measurements", measurements->measurements,
-                      "CSV of measured times: columns batch (a batch spec or request:BxP+O) "
-                      "and seconds");
-  add_calibrate_measurements_options(command, measurements.get());
-  // --from-log: add its option here (excluding the positional CSV), then its branch first in
-  // the callback below.
-  command->callback([measurements, chosen] {
-    *chosen = [measurements] {
-      if (measurements->measurements.empty()) {
-        return report_error(
-            Status::invalid_argument("calibrate: give MEASUREMENTS.csv (kvsim calibrate --help)"));
+      "calibrate",
+      "fit kvsim to a deployment: MEASUREMENTS.csv (batch,seconds) -> cost-model calibration "
+      "YAML, or --from-log LOG (an engine's start-up log) -> deployment file");
+  CLI::Option* csv = command->add_option(
+      "measurements", options->measurements.measurements,
+      "CSV of measured times: columns batch (a batch spec or request:BxP+O) and seconds");
+  add_shared_options(command, &options->shared);
+  CLI::Option_group* fit = command->add_option_group("measurements", "MEASUREMENTS.csv mode");
+  add_calibrate_measurements_options(fit, &options->measurements);
+  CLI::Option_group* log = command->add_option_group("from-log", "--from-log mode");
+  add_calibrate_log_options(log, &options->log);
+  log->excludes(fit);
+  log->excludes(csv);
+  command->callback([options, chosen] {
+    *chosen = [options] {
+      if (!options->log.log_path.empty()) {
+        return run_calibrate_from_log(options->shared, options->log);
       }
-      return run_calibrate_measurements(*measurements);
+      if (options->measurements.measurements.empty()) {
+        return report_error(Status::invalid_argument(
+            "calibrate: give MEASUREMENTS.csv or --from-log LOG (kvsim calibrate --help)"));
+      }
+      return run_calibrate_measurements(options->shared, options->measurements);
     };
   });
 }

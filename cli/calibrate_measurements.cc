@@ -43,11 +43,6 @@ void print_rows(const std::vector<sim::Measurement>& rows, const sim::Calibratio
 }  // namespace
 
 void add_calibrate_measurements_options(CLI::App* command, CalibrateMeasurementsOptions* o) {
-  add_model_options(command, &o->model);
-  command->add_option("--device", o->device, "device preset or YAML file");
-  command->add_option("--tp", o->tp, "tensor-parallel devices")->check(CLI::Range(1u, 4096u));
-  command->add_option("--weight-dtype", o->weight_dtype, "weight dtype");
-  command->add_option("--kv-dtype", o->kv_dtype, "KV dtype");
   command->add_option("--fit", o->fit,
                       "starting fit (a100 h100 h200 ascend; default: the device's)");
   command->add_option("--cuda-graphs", o->cuda_graphs,
@@ -55,28 +50,29 @@ void add_calibrate_measurements_options(CLI::App* command, CalibrateMeasurements
   command->add_option("--parameters", o->parameters,
                       "comma-separated parameters to fit (default: GEMM and attention "
                       "efficiencies, iteration overhead, all-reduce latency when tp > 1)");
-  command->add_option("-o,--output", o->output, "the calibration YAML to write");
 }
 
-int run_calibrate_measurements(const CalibrateMeasurementsOptions& o) {
-  if (o.device.empty() || o.output.empty()) {
+int run_calibrate_measurements(const CalibrateSharedOptions& shared,
+                               const CalibrateMeasurementsOptions& o) {
+  if (shared.device.empty() || shared.output.empty()) {
     return report_error(
         Status::invalid_argument("calibrate MEASUREMENTS.csv needs --device and -o"));
   }
-  auto model = resolve_model(o.model);
+  const uint32_t tp = shared.tp.value_or(1);
+  auto model = resolve_model(shared.model);
   if (!model.is_ok()) return report_error(model.status());
-  auto device = load_device(o.device);
+  auto device = load_device(shared.device);
   if (!device.is_ok()) return report_error(device.status());
-  auto weight_dtype = parse_dtype(o.weight_dtype);
+  auto weight_dtype = parse_dtype(shared.weight_dtype.empty() ? "fp16" : shared.weight_dtype);
   if (!weight_dtype.is_ok()) return report_error(weight_dtype.status());
-  auto kv_dtype = parse_dtype(o.kv_dtype);
+  auto kv_dtype = parse_dtype(shared.kv_dtype.empty() ? "fp16" : shared.kv_dtype);
   if (!kv_dtype.is_ok()) return report_error(kv_dtype.status());
   auto graphs = sim::parse_cuda_graphs(o.cuda_graphs);
   if (!graphs.is_ok()) return report_error(graphs.status());
   CapacityQuery query;
   query.kv.dtype = *kv_dtype;
   query.weight_dtype = *weight_dtype;
-  query.tp = o.tp;
+  query.tp = tp;
   auto capacity = compute_capacity(*model, &*device, query);
   if (!capacity.is_ok()) return report_error(capacity.status());
   auto rows = sim::read_measurements(o.measurements);
@@ -86,9 +82,9 @@ int run_calibrate_measurements(const CalibrateMeasurementsOptions& o) {
   auto start = sim::resolve_operator_fit(config, *device);
   if (!start.is_ok()) return report_error(start.status());
   const std::vector<std::string> names =
-      o.parameters.empty() ? sim::default_calibration_parameters(o.tp) : split_names(o.parameters);
+      o.parameters.empty() ? sim::default_calibration_parameters(tp) : split_names(o.parameters);
   const sim::OperatorInputs inputs =
-      sim::operator_inputs(*model, *device, *capacity, *weight_dtype, o.tp);
+      sim::operator_inputs(*model, *device, *capacity, *weight_dtype, tp);
   auto result = sim::calibrate(*rows, inputs, *start, *graphs, names);
   if (!result.is_ok()) return report_error(result.status());
   print_rows(*rows, *result);
@@ -101,15 +97,15 @@ int run_calibrate_measurements(const CalibrateMeasurementsOptions& o) {
   header.base = start->name;
   header.model = model->name;
   header.device = device->name;
-  header.tp = o.tp;
+  header.tp = tp;
   header.rows = rows->size();
   const std::string yaml =
       sim::calibration_yaml(header, result->fit, names,
                             {"written by kvsim calibrate " + o.measurements,
                              "use it as cost_model: {kind: operators, calibration: <this file>}"});
-  const Status written = sim::write_file_atomic(o.output, yaml);
+  const Status written = sim::write_file_atomic(shared.output, yaml);
   if (!written.is_ok()) return report_error(written);
-  std::printf("wrote %s\n", o.output.c_str());
+  std::printf("wrote %s\n", shared.output.c_str());
   return kExitOk;
 }
 

@@ -7,25 +7,21 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/model_options.h"
+#include "cli/calibrate_options.h"
 
 namespace kvsim::cli {
 
+// The mode's own options; model, device, TP, dtypes and -o are the shared ones.
 struct CalibrateMeasurementsOptions {
   std::string measurements;  // the CSV (positional)
-  ModelOptions model;
-  std::string device;
-  uint32_t tp = 1;
-  std::string weight_dtype = "fp16";
-  std::string kv_dtype = "fp16";
-  std::string fit;  // starting fit; "" = the device's
+  std::string fit;           // starting fit; "" = the device's
   std::string cuda_graphs = "decode";
   std::string parameters;  // comma-separated names; "" = the defaults
-  std::string output;      // -o: the YAML
 };
 
-// Adds the mode's options (all but the positional CSV) to `command`.
+// Adds the mode's own options (not the positional CSV, not the shared ones) to `command`.
 void add_calibrate_measurements_options(CLI::App* command, CalibrateMeasurementsOptions* options);
-int run_calibrate_measurements(const CalibrateMeasurementsOptions& options);
+int run_calibrate_measurements(const CalibrateSharedOptions& shared,
+                               const CalibrateMeasurementsOptions& options);
 
 }  // namespace kvsim::cli

@@ -1,13 +1,17 @@
-// kvsim capacity: KV bytes per token, block and request, the KV budget on a device, and how
-// many blocks, tokens and sequences fit. Text shows the formulas with numbers; --json one
-// object (or an array with several devices).
+// kvsim capacity: KV bytes per token, block and request, the KV budget an engine leaves on a
+// device (core/engine_memory.h, term by term), and how many blocks, tokens and sequences fit.
+// Text shows the formulas with numbers; --json one object (or an array with several devices).
+// --deployment FILE takes model, device, TP, engine and the measured set-aside from a file
+// that `kvsim calibrate --from-log` wrote.
 #include <cstdio>
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/engine_options.h"
 #include "cli/model_options.h"
 #include "core/capacity_json.h"
 #include "core/capacity_report.h"
+#include "core/deployment.h"
 
 namespace kvsim::cli {
 namespace {
@@ -19,14 +23,21 @@ struct CapacityOptions {
   std::string weight_dtype = "fp16";
   uint64_t batch = 1;
   uint64_t seq_len = 0;
-  double mem_fraction = 0.9;
   uint32_t block_size = 0;
   uint32_t tp = 1;
   std::optional<uint64_t> kv_budget_bytes;
-  std::optional<uint64_t> reserve_bytes;
   uint32_t quant_group = 0;
-  uint64_t max_num_batched_tokens = 8192;
+  EngineOptions engine;    // --max-num-batched-tokens among them (also the hybrid windows')
+  std::string deployment;  // a deployment file; supplies model, device, TP and engine
   bool json = false;
+};
+
+// What one run of the command asks: the model, the devices and the two queries.
+struct CapacityInputs {
+  ModelSpec model;
+  std::vector<DeviceSpec> devices;
+  CapacityQuery query;
+  EngineQuery engine;
 };
 
 StatusOr<CapacityQuery> make_query(const CapacityOptions& o) {
@@ -36,40 +47,67 @@ StatusOr<CapacityQuery> make_query(const CapacityOptions& o) {
   query.kv.quant_group = o.quant_group;
   query.batch = o.batch;
   query.seq_len = o.seq_len;
-  query.mem_fraction = o.mem_fraction;
   query.block_size = o.block_size;
   query.tp = o.tp;
   query.kv_budget_bytes = o.kv_budget_bytes;
-  query.reserve_bytes = o.reserve_bytes;
-  query.max_num_batched_tokens = o.max_num_batched_tokens;
+  // Without an engine (--kv-budget-bytes) a hybrid model's windows still take the flag's chunk;
+  // with one, core/capacity_plan.h sets the engine's resolved value.
+  if (o.engine.max_num_batched_tokens > 0) {
+    query.max_num_batched_tokens = o.engine.max_num_batched_tokens;
+  }
   return query;
 }
 
-int run_capacity(const CapacityOptions& o) {
-  auto model = resolve_model(o.model);
-  if (!model.is_ok()) return report_error(model.status());
-  auto query = make_query(o);
-  if (!query.is_ok()) return report_error(query.status());
-  auto devices = load_device_list(o.device);
-  if (!devices.is_ok()) return report_error(devices.status());
+StatusOr<CapacityInputs> inputs_from_flags(const CapacityOptions& o) {
+  CapacityInputs in;
+  KVSIM_ASSIGN_OR_RETURN(in.model, resolve_model(o.model));
+  KVSIM_ASSIGN_OR_RETURN(in.query, make_query(o));
+  KVSIM_ASSIGN_OR_RETURN(in.devices, load_device_list(o.device));
+  KVSIM_ASSIGN_OR_RETURN(in.engine, resolve_engine_query(o.engine));
+  return in;
+}
 
+// The deployment's model, device, TP, dtypes, block size and engine; --batch, --seq-len and
+// --quant-group still apply.
+StatusOr<CapacityInputs> inputs_from_deployment(const CapacityOptions& o) {
+  if (!o.model.model.empty() || !o.device.empty()) {
+    return Status::invalid_argument(
+        "--deployment gives the model and device; drop --model and --device");
+  }
+  KVSIM_ASSIGN_OR_RETURN(Deployment d, load_deployment(o.deployment));
+  CapacityInputs in;
+  KVSIM_ASSIGN_OR_RETURN(in.model, deployment_model(d));
+  KVSIM_ASSIGN_OR_RETURN(DeviceSpec device, deployment_device(d));
+  in.devices.push_back(std::move(device));
+  KVSIM_ASSIGN_OR_RETURN(in.query, make_query(o));
+  in.query.kv.dtype = d.kv_dtype;
+  in.query.weight_dtype = d.weight_dtype;
+  in.query.tp = d.tp;
+  in.query.block_size = d.block_size;
+  in.engine = d.engine;
+  return in;
+}
+
+int run_capacity(const CapacityOptions& o) {
+  auto in = o.deployment.empty() ? inputs_from_flags(o) : inputs_from_deployment(o);
+  if (!in.is_ok()) return report_error(in.status());
   std::vector<CapacityRow> rows;
-  if (devices->empty()) rows.push_back({nullptr, {}});
-  for (const DeviceSpec& device : *devices) rows.push_back({&device, {}});
+  if (in->devices.empty()) rows.push_back({nullptr, {}});
+  for (const DeviceSpec& device : in->devices) rows.push_back({&device, {}});
   for (CapacityRow& row : rows) {
-    auto result = compute_capacity(*model, row.device, *query);
-    if (!result.is_ok()) return report_error(result.status());
-    row.result = *result;
+    auto plan = plan_capacity(in->model, row.device, in->query, in->engine);
+    if (!plan.is_ok()) return report_error(plan.status());
+    row.plan = std::move(*plan);
   }
   if (o.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const CapacityRow& row : rows)
-      out.push_back(capacity_to_json(*model, row.device, *query, row.result));
+      out.push_back(capacity_to_json(in->model, row.device, row.plan));
     std::printf("%s\n", (rows.size() == 1 ? out[0] : out).dump(2).c_str());
   } else if (rows.size() == 1) {
-    std::printf("%s", capacity_report(*model, rows[0].device, *query, rows[0].result).c_str());
+    std::printf("%s", capacity_report(in->model, rows[0].device, rows[0].plan).c_str());
   } else {
-    std::printf("%s", capacity_table(*model, *query, rows).c_str());
+    std::printf("%s", capacity_table(in->model, rows).c_str());
   }
   return kExitOk;
 }
@@ -92,26 +130,19 @@ void register_capacity_command(CLI::App& app, CommandFn* chosen) {
                    "tokens per sequence (default: the model's max positions)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   command
-      ->add_option("--mem-fraction", options->mem_fraction,
-                   "share of device memory the engine may use")
-      ->check(CLI::Range(1e-6, 1.0));
-  command
       ->add_option("--block-size", options->block_size, "tokens per block (default: the device's)")
       ->check(CLI::Range(1u, 1u << 20));
   command->add_option("--tp", options->tp, "tensor-parallel devices")->check(CLI::Range(1u, 4096u));
   command->add_option("--kv-budget-bytes", options->kv_budget_bytes,
-                      "KV budget per device in bytes (overrides the memory formula)");
-  command->add_option("--reserve-bytes", options->reserve_bytes,
-                      "activation reserve per device in bytes (overrides the formula)");
+                      "KV budget per device in bytes (overrides the engine's budget)");
+  add_engine_options(command, &options->engine);
+  command->add_option("--deployment", options->deployment,
+                      "deployment file from kvsim calibrate --from-log (model, device, TP, "
+                      "engine, measured set-aside)");
   command
       ->add_option("--quant-group", options->quant_group,
                    "elements per fp16 scale+zero group (0 = none)")
       ->check(CLI::Range(0u, 1u << 20));
-  command
-      ->add_option("--max-num-batched-tokens", options->max_num_batched_tokens,
-                   "hybrid models: the chunked-prefill budget a sliding-window group's blocks "
-                   "cover (vLLM's max_num_batched_tokens)")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
   command->add_flag("--json", options->json, "print JSON");
   command->callback([options, chosen] { *chosen = [options] { return run_capacity(*options); }; });
 }

@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "core/checked_math.h"
 #include "core/units.h"
+#include "core/weight_memory.h"
 
 namespace kvsim {
 namespace {
@@ -82,37 +82,13 @@ Status fill_model_terms(const ModelSpec& model, const CapacityQuery& query, Capa
   return Status::ok();
 }
 
-uint64_t activation_reserve_bytes(const ModelSpec& model, const CapacityQuery& query) {
-  if (query.reserve_bytes) return *query.reserve_bytes;
-  const uint64_t act_bytes = dtype_bits(query.weight_dtype) / 8;
-  const uint64_t width = 4ull * model.hidden_size + 2ull * model.intermediate_size / query.tp;
-  return query.activation_tokens * width * act_bytes +
-         query.activation_seqs * uint64_t{model.vocab_size} * 4;
-}
-
-// The per-device KV budget.
-void fill_budget_terms(const ModelSpec& model, const DeviceSpec* device, const CapacityQuery& query,
-                       CapacityResult* out) {
+// The weights one device holds (core/weight_memory.h) and the query's budget: given, or the
+// engine's (core/capacity_plan.h); this file only turns a budget into blocks.
+void fill_budget_terms(const ModelSpec& model, const CapacityQuery& query, CapacityResult* out) {
   if (model.num_params > 0) {
-    const long double weights =
-        static_cast<long double>(weight_bits(model, query.weight_dtype)) / 8.0L / query.tp;
-    out->weight_bytes = static_cast<uint64_t>(std::ceil(weights));
+    out->weight_bytes = loaded_weight_bytes(model, query.weight_dtype, query.tp);
   }
-  if (query.kv_budget_bytes) {
-    out->kv_budget_bytes = *query.kv_budget_bytes;
-  } else if (device != nullptr && out->weight_bytes) {
-    out->reserve_bytes = activation_reserve_bytes(model, query);
-    out->usable_bytes = static_cast<uint64_t>(
-        std::floor(static_cast<long double>(device->memory_bytes) * query.mem_fraction));
-    const long double free_bytes = static_cast<long double>(*out->usable_bytes) -
-                                   static_cast<long double>(*out->weight_bytes) -
-                                   static_cast<long double>(*out->reserve_bytes);
-    out->budget_negative = free_bytes < 0;
-    out->kv_budget_bytes =
-        out->budget_negative
-            ? 0
-            : static_cast<uint64_t>(std::floor(free_bytes * device->kv_memory_factor));
-  }
+  out->kv_budget_bytes = query.kv_budget_bytes;
 }
 
 // Blocks, tokens and sequences of a uniform model from the budget. Block 0 is the pool's null
@@ -169,9 +145,6 @@ StatusOr<CapacityResult> compute_capacity(const ModelSpec& model, const DeviceSp
   KVSIM_RETURN_IF_ERROR(validate_model(model));
   if (query.tp == 0) return Status::invalid_argument("--tp must be >= 1");
   if (query.batch == 0) return Status::invalid_argument("--batch must be >= 1");
-  if (!(query.mem_fraction > 0 && query.mem_fraction <= 1)) {
-    return Status::invalid_argument("--mem-fraction must be in (0, 1]");
-  }
   if (query.max_num_batched_tokens == 0) {
     return Status::invalid_argument("--max-num-batched-tokens must be >= 1");
   }
@@ -200,7 +173,7 @@ StatusOr<CapacityResult> compute_capacity(const ModelSpec& model, const DeviceSp
   if (!block_bits) return overflow_error("bytes per block");
   KVSIM_RETURN_IF_ERROR(fill_model_terms(model, query, &out));
   if (out.kv_bytes_per_block == 0) return Status::invalid_argument("a KV block has zero bytes");
-  fill_budget_terms(model, device, query, &out);
+  fill_budget_terms(model, query, &out);
   if (!out.kv_budget_bytes) return out;
   if (out.hybrid) {
     fill_hybrid_counts(model, query, &out);

@@ -9,8 +9,10 @@
 //   + with quant_group G > 0: an fp16 scale and an fp16 zero point per G elements of each
 //     head vector (groups never span heads): ceil(head_dim / G) x 32 bits per vector.
 //     (core/kv_shape.h)
-//   KV budget    = (memory x mem_fraction - weights / TP - activation reserve) x kv_memory_factor
-//   blocks       = floor(KV budget / bytes per block)    (vLLM's num_gpu_blocks)
+//   KV budget    = given, or what the engine sets aside subtracted from the device memory
+//                  (core/engine_memory.h; core/capacity_plan.h asks the engine, then this)
+//   blocks       = floor(KV budget / bytes per block)    (vLLM's num_gpu_blocks; the one place
+//                  a budget becomes blocks)
 //   usable       = blocks - 1: block 0 is vLLM's null block, never lent to a request
 //                  (core/block_id.h). The pool is built with `blocks`; max_tokens counts them
 //                  all, as vLLM's "GPU KV cache size" line does; the sequence counts use the
@@ -50,23 +52,15 @@ struct CapacityQuery {
   DType weight_dtype = DType::kFp16;  // dtype of the model weights
   uint32_t block_size = 0;            // tokens per block; 0 = the device's default (16 without)
   uint32_t tp = 1;                    // tensor-parallel devices sharing weights and KV heads
-  double mem_fraction = 0.9;          // share of device memory the engine may use (vLLM 0.9)
   uint64_t batch = 1;                 // sequences, for kv_bytes_for_request
   uint64_t seq_len = 0;               // tokens per sequence; 0 = the model's max positions
-  // Activation reserve, unless reserve_bytes is given:
-  //   activation_tokens x (4 x hidden + 2 x intermediate / tp) x bytes(weight dtype)
-  //   + activation_seqs x vocab x 4 (fp32 logits)
-  // = the live activations of a forward pass over activation_tokens tokens (residual, normed
-  // input, attention output and QKV-sized buffers ~ 4 x hidden; the gate and up projections of
-  // the FFN, 2 x intermediate) plus the sampler's logits (vLLM profiles 2048 tokens, 256 seqs).
-  uint64_t activation_tokens = 2048;
-  uint64_t activation_seqs = 256;
   // Hybrid models: the chunked-prefill budget a sliding-window group's blocks must cover
-  // (vLLM's max_num_batched_tokens; 8192 is `vllm serve`'s default on >= 70 GiB GPUs other
-  // than the A100, 2048 on the others).
+  // (vLLM's max_num_batched_tokens; core/capacity_plan.h sets the engine's resolved value;
+  // 8192 is `vllm serve`'s default on >= 70 GiB GPUs other than the A100, 2048 on the others).
   uint64_t max_num_batched_tokens = 8192;
-  std::optional<uint64_t> reserve_bytes;    // overrides the activation-reserve formula
-  std::optional<uint64_t> kv_budget_bytes;  // overrides the whole budget formula (per device)
+  // The KV budget per device: given (--kv-budget-bytes), or the engine's available KV memory
+  // (core/capacity_plan.h fills it from core/engine_memory.h). Empty: no block counts.
+  std::optional<uint64_t> kv_budget_bytes;
 };
 
 // Answers, per device of the TP group unless stated. Optionals are empty where the inputs do
@@ -84,17 +78,14 @@ struct CapacityResult {
   uint64_t seq_len = 0;                          // resolved sequence length
   uint64_t tokens_kept_per_seq = 0;              // min(seq_len, sliding window)
   uint64_t kv_bytes_for_request = 0;             // whole model: batch x tokens kept x bytes/token
-  std::optional<uint64_t> weight_bytes;          // per device: params x bytes(weight) / tp
-  std::optional<uint64_t> reserve_bytes;         // per device activation reserve
-  std::optional<uint64_t> usable_bytes;          // memory x mem_fraction
-  std::optional<uint64_t> kv_budget_bytes;       // per device
+  std::optional<uint64_t> weight_bytes;          // per device, core/weight_memory.h
+  std::optional<uint64_t> kv_budget_bytes;       // per device (the query's)
   std::optional<uint64_t> num_blocks;            // per device pool size, null block included
   std::optional<uint64_t> num_usable_blocks;     // num_blocks - 1 (0 when there are none)
   std::optional<uint64_t> max_tokens;            // num_blocks x block_size (vLLM's log line)
   std::optional<uint64_t> max_batch_at_seq_len;  // sequences of seq_len that fit (usable blocks)
   std::optional<uint64_t> max_seq_len_at_batch;  // tokens per sequence for `batch` sequences
   bool max_seq_len_capped = false;  // max_seq_len_at_batch was cut to the model's max positions
-  bool budget_negative = false;     // weights + reserve exceed usable memory: 0 blocks
 
   // Every layer group's bytes (one entry for a uniform model).
   std::vector<LayerGroupBytes> groups;

@@ -59,8 +59,48 @@ nlohmann::json kv_cache_plan_json(const KvCachePlan& plan) {
   return out;
 }
 
+namespace {
+
+// The engine's budget term by term (null without an engine).
+nlohmann::json engine_json(const CapacityPlan& plan) {
+  if (!plan.engine) return nullptr;
+  const EngineBudget& b = *plan.engine;
+  nlohmann::json out;
+  out["name"] = engine_kind_name(b.kind);
+  out["version"] = engine_version_name(b.version);
+  out["total_bytes"] = b.total_bytes;
+  out["memory_utilization"] = b.memory_utilization;
+  out["requested_bytes"] = b.requested_bytes;
+  nlohmann::json terms = nlohmann::json::array();
+  for (const SetAsideTerm& term : b.terms) {
+    terms.push_back({{"name", term.name},
+                     {"bytes", term.bytes},
+                     {"formula", term.formula},
+                     {"source", term.source}});
+  }
+  out["set_aside"] = terms;
+  out["set_aside_bytes"] = b.set_aside_bytes;
+  out["measured"] = b.measured;
+  out["kv_factor"] = b.kv_factor;
+  out["kv_budget_bytes"] = b.kv_budget_bytes;
+  out["budget_negative"] = b.budget_negative;
+  out["max_model_len"] = b.max_model_len;
+  out["max_num_batched_tokens"] = b.max_num_batched_tokens;
+  out["max_num_seqs"] = b.max_num_seqs;
+  out["graphs_subtracted"] = b.graphs_subtracted;
+  if (plan.reported) {
+    out["reported_kv_tokens"] = plan.reported->kv_tokens;
+    out["reported_max_concurrency"] = plan.reported->max_concurrency;
+  }
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json capacity_to_json(const ModelSpec& model, const DeviceSpec* device,
-                                const CapacityQuery& query, const CapacityResult& r) {
+                                const CapacityPlan& plan) {
+  const CapacityQuery& query = plan.query;
+  const CapacityResult& r = plan.capacity;
   nlohmann::json out;
   out["model"] = model.name;
   out["device"] = device != nullptr ? nlohmann::json(device->name) : nlohmann::json(nullptr);
@@ -79,7 +119,7 @@ nlohmann::json capacity_to_json(const ModelSpec& model, const DeviceSpec* device
   out["kv_bytes_per_block_nd"] = r.kv_bytes_per_block_nd;
   out["kv_bytes_for_request"] = r.kv_bytes_for_request;
   out["weight_bytes"] = json_or_null(r.weight_bytes);
-  out["reserve_bytes"] = json_or_null(r.reserve_bytes);
+  out["engine"] = engine_json(plan);
   out["kv_budget_bytes"] = json_or_null(r.kv_budget_bytes);
   out["num_blocks"] = json_or_null(r.num_blocks);
   out["num_usable_blocks"] = json_or_null(r.num_usable_blocks);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/capacity.h"
+#include "core/capacity_plan.h"
 #include "core/device_spec.h"
 #include "core/kv_groups.h"
 #include "core/model_spec.h"
@@ -30,9 +31,10 @@ nlohmann::json layer_groups_json(const std::vector<LayerGroupBytes>& groups);
 // vLLM's KV cache groups of a hybrid plan (core/kv_groups.h).
 nlohmann::json kv_cache_plan_json(const KvCachePlan& plan);
 
-// One result; `device` null = no device (the budget fields are null).
+// One plan (core/capacity_plan.h): the query, the engine's budget term by term (null without
+// an engine) and the blocks; `device` null = no device (the budget fields are null).
 nlohmann::json capacity_to_json(const ModelSpec& model, const DeviceSpec* device,
-                                const CapacityQuery& query, const CapacityResult& result);
+                                const CapacityPlan& plan);
 
 // The devices of a device option: a preset name or YAML path, a comma-separated list of them,
 // or "all" (every device preset); "" = none.

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/checked_math.h"
+#include "core/engine_memory_report.h"
 #include "core/group_report.h"
 #include "core/text_format.h"
 
@@ -31,8 +32,7 @@ void describe_inputs(const ModelSpec& model, const DeviceSpec* device, const Cap
   if (!model.layer_groups.empty()) out << "Layers  " << describe_layer_groups(model) << "\n";
   if (device != nullptr) {
     out << "Device  " << device->name << " (" << format_bytes(device->memory_bytes) << ", "
-        << kv_layout_name(device->kv_layout) << " layout, KV memory factor "
-        << format_number(device->kv_memory_factor) << ")\n";
+        << kv_layout_name(device->kv_layout) << " layout)\n";
   } else {
     out << "Device  none given: device-dependent answers are left out\n";
   }
@@ -103,8 +103,13 @@ void explain_block_and_request(const CapacityQuery& query, const CapacityResult&
   out << ")\n  = batch x tokens x bytes per token = " << bytes_line(r.kv_bytes_for_request) << "\n";
 }
 
-void explain_budget(const ModelSpec& model, const DeviceSpec* device, const CapacityQuery& query,
-                    const CapacityResult& r, std::ostringstream& out) {
+void explain_budget(const ModelSpec& model, const CapacityPlan& plan, std::ostringstream& out) {
+  const CapacityQuery& query = plan.query;
+  const CapacityResult& r = plan.capacity;
+  if (plan.engine) {
+    out << engine_budget_report(*plan.engine);
+    return;
+  }
   if (r.weight_bytes) {
     out << "Weights per device\n  = params x bytes(" << dtype_name(query.weight_dtype)
         << ") / TP = " << format_count(model.num_params) << " x " << dtype_bytes(query.weight_dtype)
@@ -112,26 +117,7 @@ void explain_budget(const ModelSpec& model, const DeviceSpec* device, const Capa
   }
   if (query.kv_budget_bytes) {
     out << "KV budget per device (given) = " << bytes_line(*r.kv_budget_bytes) << "\n";
-    return;
   }
-  if (device == nullptr || !r.kv_budget_bytes) return;
-  out << "Activation reserve";
-  if (query.reserve_bytes) {
-    out << " (given)";
-  } else {
-    out << "\n  = tokens x (4 x hidden + 2 x intermediate / TP) x bytes + seqs x vocab x 4\n  = "
-        << query.activation_tokens << " x (4 x " << model.hidden_size << " + 2 x "
-        << model.intermediate_size << " / " << query.tp << ") x " << dtype_bytes(query.weight_dtype)
-        << " + " << query.activation_seqs << " x " << model.vocab_size << " x 4";
-  }
-  out << " = " << bytes_line(*r.reserve_bytes) << "\n";
-  out << "KV budget per device\n  = (memory x mem_fraction - weights - reserve) x kv_memory_factor"
-      << "\n  = (" << format_count(device->memory_bytes) << " x "
-      << format_number(query.mem_fraction) << " - " << format_count(*r.weight_bytes) << " - "
-      << format_count(*r.reserve_bytes) << ") x " << format_number(device->kv_memory_factor)
-      << "\n  = " << bytes_line(*r.kv_budget_bytes)
-      << (r.budget_negative ? "  (weights and reserve exceed the memory: nothing fits)" : "")
-      << "\n";
 }
 
 void explain_hybrid_counts(const ModelSpec& model, const CapacityQuery& query,
@@ -156,8 +142,9 @@ void explain_hybrid_counts(const ModelSpec& model, const CapacityQuery& query,
   out << "\n";
 }
 
-void explain_counts(const ModelSpec& model, const CapacityQuery& query, const CapacityResult& r,
-                    std::ostringstream& out) {
+void explain_counts(const ModelSpec& model, const CapacityPlan& plan, std::ostringstream& out) {
+  const CapacityQuery& query = plan.query;
+  const CapacityResult& r = plan.capacity;
   if (!r.num_blocks) return;
   if (r.hybrid) return explain_hybrid_counts(model, query, r, out);
   const uint64_t blocks_per_seq = ceil_div(r.tokens_kept_per_seq, r.block_size);
@@ -177,13 +164,25 @@ void explain_counts(const ModelSpec& model, const CapacityQuery& query, const Ca
         << " positions)";
   }
   out << "\n";
+  if (plan.reported) {
+    out << "The engine's start-up log would print " << format_count(plan.reported->kv_tokens)
+        << " tokens (" << plan.reported->tokens_formula << ")";
+    if (plan.reported->max_concurrency > 0) {
+      out << " and a maximum concurrency of " << format_fixed(plan.reported->max_concurrency, 2)
+          << "x for " << format_count(plan.engine->max_model_len) << " tokens per request ("
+          << plan.reported->concurrency_formula << ")";
+    }
+    out << "\n";
+  }
 }
 
 }  // namespace
 
 std::string capacity_report(const ModelSpec& model, const DeviceSpec* device,
-                            const CapacityQuery& query, const CapacityResult& result) {
+                            const CapacityPlan& plan) {
   std::ostringstream out;
+  const CapacityQuery& query = plan.query;
+  const CapacityResult& result = plan.capacity;
   describe_inputs(model, device, query, result, out);
   if (result.hybrid) {
     explain_hybrid_bytes(query, result, out);
@@ -191,42 +190,55 @@ std::string capacity_report(const ModelSpec& model, const DeviceSpec* device,
     explain_token_bytes(model, query, result, out);
     explain_block_and_request(query, result, out);
   }
-  explain_budget(model, device, query, result, out);
-  explain_counts(model, query, result, out);
+  explain_budget(model, plan, out);
+  explain_counts(model, plan, out);
   return out.str();
 }
 
-std::string capacity_table(const ModelSpec& model, const CapacityQuery& query,
-                           const std::vector<CapacityRow>& rows) {
+std::string capacity_table(const ModelSpec& model, const std::vector<CapacityRow>& rows) {
   std::ostringstream out;
   char line[256];
-  const uint64_t seq_len = rows.empty() ? 0 : rows.front().result.seq_len;
-  out << "KV cache capacity of " << model.name << " (" << dtype_name(query.kv.dtype) << " KV, "
-      << dtype_name(query.weight_dtype) << " weights, TP " << query.tp << ", mem_fraction "
-      << format_number(query.mem_fraction) << ")\n\n";
-  std::snprintf(line, sizeof line, "%-14s %4s %6s %12s %12s %12s %10s %14s %12s\n", "device", "kv",
-                "block", "memory", "weights", "KV budget", "blocks", "max tokens",
+  const CapacityQuery* query = rows.empty() ? nullptr : &rows.front().plan.query;
+  const uint64_t seq_len = rows.empty() ? 0 : rows.front().plan.capacity.seq_len;
+  std::string engine = "no engine";
+  for (const CapacityRow& row : rows) {
+    if (row.plan.engine) engine = std::string(engine_kind_name(row.plan.engine->kind));
+  }
+  if (query != nullptr) {
+    out << "KV cache capacity of " << model.name << " (" << dtype_name(query->kv.dtype) << " KV, "
+        << dtype_name(query->weight_dtype) << " weights, TP " << query->tp << ", " << engine
+        << ")\n\n";
+  }
+  std::snprintf(line, sizeof line, "%-14s %4s %6s %12s %12s %12s %12s %10s %14s %12s\n", "device",
+                "kv", "block", "memory", "weights", "other", "KV budget", "blocks", "max tokens",
                 ("seqs@" + format_count(seq_len)).c_str());
   out << line;
   for (const CapacityRow& row : rows) {
-    const CapacityResult& r = row.result;
+    const CapacityResult& r = row.plan.capacity;
     const auto opt_bytes = [](const std::optional<uint64_t>& v) {
       return v ? format_bytes(*v) : std::string("-");
     };
     const auto opt_count = [](const std::optional<uint64_t>& v) {
       return v ? format_count(*v) : std::string("-");
     };
-    std::snprintf(line, sizeof line, "%-14s %4s %6u %12s %12s %12s %10s %14s %12s\n",
+    std::optional<uint64_t> other;
+    if (row.plan.engine && r.weight_bytes) {
+      const uint64_t aside = row.plan.engine->set_aside_bytes;
+      other = aside > *r.weight_bytes ? aside - *r.weight_bytes : 0;
+    }
+    std::snprintf(line, sizeof line, "%-14s %4s %6u %12s %12s %12s %12s %10s %14s %12s\n",
                   row.device->name.c_str(), r.nz ? "nz" : "nd", r.block_size,
                   format_bytes(row.device->memory_bytes).c_str(), opt_bytes(r.weight_bytes).c_str(),
-                  opt_bytes(r.kv_budget_bytes).c_str(), opt_count(r.num_blocks).c_str(),
-                  opt_count(r.max_tokens).c_str(), opt_count(r.max_batch_at_seq_len).c_str());
+                  opt_bytes(other).c_str(), opt_bytes(r.kv_budget_bytes).c_str(),
+                  opt_count(r.num_blocks).c_str(), opt_count(r.max_tokens).c_str(),
+                  opt_count(r.max_batch_at_seq_len).c_str());
     out << line;
   }
-  out << "\nKV budget = (memory x mem_fraction - weights - activation reserve) x kv_memory_factor;"
-         "\nblocks = floor(budget / bytes per block), block 0 (vLLM's null block) included; "
-         "max tokens\n= blocks x block size; seqs from the blocks - 1 usable. Run with one "
-         "--device for the full\nderivation.\n";
+  out << "\nKV budget = what the engine may use (memory x utilization) - weights - the rest it sets"
+         "\naside (activation peak, non-torch memory, graphs: 'other'); blocks = floor(budget /"
+         "\nbytes per block), block 0 (vLLM's null block) included; max tokens = blocks x block"
+         "\nsize; seqs from the blocks - 1 usable. Run with one --device for the derivation term"
+         "\nby term.\n";
   return out.str();
 }
 

@@ -6,21 +6,22 @@
 #include <string>
 #include <vector>
 
-#include "core/capacity.h"
+#include "core/capacity_plan.h"
 
 namespace kvsim {
 
-// The full derivation for one model on one device (device may be null).
+// The full derivation for one model on one device (device may be null): bytes per token and
+// block, the engine's budget term by term, blocks and what fits.
 std::string capacity_report(const ModelSpec& model, const DeviceSpec* device,
-                            const CapacityQuery& query, const CapacityResult& result);
+                            const CapacityPlan& plan);
 
 struct CapacityRow {
   const DeviceSpec* device = nullptr;
-  CapacityResult result;
+  CapacityPlan plan;
 };
 
-// One row per device: memory, weights, KV budget, blocks, max tokens, max sequences.
-std::string capacity_table(const ModelSpec& model, const CapacityQuery& query,
-                           const std::vector<CapacityRow>& rows);
+// One row per device: memory, weights, the rest of the set-aside, KV budget, blocks, max
+// tokens, max sequences.
+std::string capacity_table(const ModelSpec& model, const std::vector<CapacityRow>& rows);
 
 }  // namespace kvsim

@@ -118,6 +118,7 @@ void KvCacheManager::get_computed_blocks(RequestId id, PrefixHit* hit) const {
 // Counts what allocate_slots needs without changing anything.
 KvCacheManager::AllocationPlan KvCacheManager::plan_allocation(const RequestState& s,
                                                                uint64_t num_new_tokens,
+                                                               uint64_t num_lookahead_tokens,
                                                                std::span<const BlockId> hit) const {
   AllocationPlan plan;
   if (retention_ != nullptr) {
@@ -131,7 +132,10 @@ KvCacheManager::AllocationPlan KvCacheManager::plan_allocation(const RequestStat
   }
   plan.hit_tokens = uint64_t{hit.size()} * block_size_;
   plan.total_tokens = plan.hit_tokens + s.num_tokens + num_new_tokens;
-  plan.new_entries = ceil_div(plan.total_tokens, block_size_) - s.table.size() - hit.size();
+  // Lookahead blocks held from an earlier call count: the table never shrinks here.
+  const uint64_t slot_blocks = ceil_div(plan.total_tokens + num_lookahead_tokens, block_size_);
+  const uint64_t table_blocks = s.table.size() + hit.size();
+  plan.new_entries = slot_blocks > table_blocks ? slot_blocks - table_blocks : 0;
   plan.copy_on_write = num_new_tokens > 0 && s.num_tokens % block_size_ != 0 &&
                        holds_block(s.table.back()) && pool_.ref_count(s.table.back()) > 1;
   return plan;
@@ -143,14 +147,15 @@ std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id,
 }
 
 std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id, uint64_t num_new_tokens,
-                                                             const PrefixHit& hit) {
+                                                             const PrefixHit& hit,
+                                                             uint64_t num_lookahead_tokens) {
   RequestState& s = state(id);
   KVSIM_CHECK(!s.swapped, "allocate_slots() of a swapped-out request");
   const uint32_t num_computed_blocks = hit.num_blocks();
   KVSIM_CHECK(
       num_computed_blocks == 0 || (s.num_tokens == 0 && num_computed_blocks <= s.hashes.size()),
       "prefix-hit blocks given for a request that holds slots or lacks their hashes");
-  const AllocationPlan plan = plan_allocation(s, num_new_tokens, hit.blocks);
+  const AllocationPlan plan = plan_allocation(s, num_new_tokens, num_lookahead_tokens, hit.blocks);
   const uint64_t needed = plan.new_entries + (plan.copy_on_write ? 1 : 0) + plan.free_hits;
   if (needed > uint64_t{pool_.num_free_blocks()} + plan.trim_frees) return std::nullopt;
 
@@ -253,6 +258,8 @@ void KvCacheManager::preempt(RequestId id, uint64_t num_known_tokens) {
 
 void KvCacheManager::fork(RequestId parent, RequestId child) {
   KVSIM_CHECK(!state(parent).swapped, "fork() of a swapped-out request");
+  KVSIM_CHECK(state(parent).table.size() <= ceil_div(state(parent).num_tokens, block_size_),
+              "fork() of a request holding lookahead slots");
   RequestState& c = new_state(child);  // may move states_: look the parent up afterwards
   const RequestState& p = state(parent);
   c.table.assign(p.table.begin(), p.table.end());

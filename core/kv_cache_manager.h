@@ -29,6 +29,11 @@
 //                                                              block is shared (fork)
 //
 //   needed blocks = new blocks + (1 if copy-on-write) + (hit blocks that were free)
+//
+//   Lookahead slots (vLLM's num_lookahead_tokens, speculative decoding's draft tokens): the
+//   table grows to cover num_tokens + lookahead, but num_tokens counts only the computed ones
+//   and only blocks full of those are offered to the prefix cache; blocks already held past
+//   num_tokens serve later calls before new ones are popped.
 //   It succeeds iff needed <= free blocks + blocks the retention trim frees first; else it
 //   returns an empty optional and changes nothing.
 //
@@ -61,8 +66,9 @@
 //   - The full-sequence admission gate (vLLM's scheduler_reserve_full_isl: room for the whole
 //     prompt before a chunk is admitted) is a scheduler rule, not the manager's:
 //     allocate_slots checks only the tokens it is given.
-//   - No lookahead slots (speculative decoding) and no KV connector tokens; instead kvsim has
-//     fork with copy-on-write, swap to a host tier and retention trims, which vLLM v1 lacks.
+//   - No KV connector tokens; instead kvsim has fork with copy-on-write, swap to a host tier
+//     and retention trims, which vLLM v1 lacks. A request holding lookahead slots cannot be
+//     forked (nothing combines speculative decoding with parallel sampling here).
 //   - The hit cap counts the tokens the manager knows: the prompt, the slots held, and what
 //     preempt(id, num_known_tokens) was told. vLLM counts every token of the request,
 //     including a sampled token that never got a slot; a caller that preempts a request with
@@ -198,8 +204,10 @@ class KvCacheManager {
   // The same for a request holding no slots, whose first blocks are `hit` (from
   // get_computed_blocks of this request, the pool unchanged since: checked); num_new_tokens
   // are the tokens after the hit. An empty hit is allocate_slots(id, num_new_tokens).
+  // num_lookahead_tokens: slots beyond the new tokens, allocated but not counted as held.
   std::optional<SlotAllocation> allocate_slots(RequestId id, uint64_t num_new_tokens,
-                                               const PrefixHit& hit);
+                                               const PrefixHit& hit,
+                                               uint64_t num_lookahead_tokens = 0);
 
   // Appends hashes for the request's next blocks (e.g. blocks filled by decode tokens) and
   // registers those already full.
@@ -302,7 +310,7 @@ class KvCacheManager {
   void release_slot(RequestId id);
 
   AllocationPlan plan_allocation(const RequestState& s, uint64_t num_new_tokens,
-                                 std::span<const BlockId> hit) const;
+                                 uint64_t num_lookahead_tokens, std::span<const BlockId> hit) const;
   BlockCopy copy_last_block(RequestState& s);
   uint32_t plan_trim(const RequestState& s, const RetentionPolicy& policy, uint32_t* begin,
                      uint32_t* end) const;

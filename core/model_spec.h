@@ -148,6 +148,8 @@ struct ModelSpec {
 
   bool gated_mlp = true;             // FFN is gate + up + down (SwiGLU); false: up + down
   bool tie_word_embeddings = false;  // the LM head shares the input embedding's weights
+                                     // (core/weight_memory.h: one vocab x hidden
+                                     // matrix kept 16-bit, not two)
 
   WeightQuantization weight_quantization;  // method empty = weights in the run's dtype
 

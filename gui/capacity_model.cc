@@ -10,14 +10,15 @@ constexpr uint64_t kFirstSeqLen = 128;
 constexpr uint64_t kSeqLenWithoutMax = 1024;
 
 StatusOr<DeviceCapacity> device_capacity(const ModelSpec& model, DeviceSpec device,
-                                         const CapacityQuery& query) {
+                                         const CapacityQuery& query, const EngineQuery& engine) {
   DeviceCapacity out;
   out.device = std::move(device);
-  KVSIM_ASSIGN_OR_RETURN(out.result, compute_capacity(model, &out.device, query));
-  out.memory = memory_breakdown(out.device, out.result);
-  out.report = capacity_report(model, &out.device, query, out.result);
+  KVSIM_ASSIGN_OR_RETURN(const CapacityPlan plan, plan_capacity(model, &out.device, query, engine));
+  out.result = plan.capacity;
+  out.memory = memory_breakdown(out.device, plan);
+  out.report = capacity_report(model, &out.device, plan);
   for (uint64_t seq_len : seq_len_grid(model)) {
-    CapacityQuery at_len = query;
+    CapacityQuery at_len = plan.query;  // the engine's budget and block size, resolved
     at_len.seq_len = seq_len;
     KVSIM_ASSIGN_OR_RETURN(CapacityResult result, compute_capacity(model, &out.device, at_len));
     out.max_sequences.push_back({seq_len, result.max_batch_at_seq_len.value_or(0)});
@@ -42,10 +43,19 @@ std::vector<uint64_t> seq_len_grid(const ModelSpec& model) {
   return grid;
 }
 
-MemoryBreakdown memory_breakdown(const DeviceSpec& device, const CapacityResult& result) {
+MemoryBreakdown memory_breakdown(const DeviceSpec& device, const CapacityPlan& plan) {
+  const CapacityResult& result = plan.capacity;
   MemoryBreakdown out;
   out.weights_bytes = result.weight_bytes.value_or(0);
-  out.reserve_bytes = result.reserve_bytes.value_or(0);
+  if (plan.engine) {
+    for (const SetAsideTerm& term : plan.engine->terms) {
+      if (term.name == "weights") {
+        out.weights_bytes = term.bytes;
+      } else {
+        out.reserve_bytes += term.bytes;
+      }
+    }
+  }
   const uint64_t blocks = result.num_blocks.value_or(0);
   out.kv_data_bytes = blocks * result.kv_bytes_per_block_nd;
   out.nz_padding_bytes = blocks * (result.kv_bytes_per_block - result.kv_bytes_per_block_nd);
@@ -62,7 +72,7 @@ StatusOr<CapacityViewData> compute_capacity_view(const CapacityViewInput& input)
   out.query = input.query;
   for (const std::string& name : input.devices) {
     KVSIM_ASSIGN_OR_RETURN(DeviceSpec device, load_device(name));
-    auto capacity = device_capacity(out.model, std::move(device), input.query);
+    auto capacity = device_capacity(out.model, std::move(device), input.query, input.engine);
     if (!capacity.is_ok()) return capacity.status().with_context(name);
     out.devices.push_back(std::move(capacity).value());
   }

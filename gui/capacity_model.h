@@ -1,17 +1,19 @@
 // The Capacity view's model: the question the view asks (a model, devices, KV storage, TP,
 // memory fraction, block size) and the library's answers, shaped for the plots. Qt-free.
 //
-// Every number comes from compute_capacity() (core/capacity.h), the call behind
+// Every number comes from plan_capacity() (core/capacity_plan.h), the call behind
 // `kvsim capacity`, and every formula text from capacity_report() (core/capacity_report.h):
 // the GUI shows what the CLI prints. The only arithmetic here splits a device's memory into
-// the stacked-bar segments, from fields of the result:
+// the stacked-bar segments, from fields of the plan:
 //
 //   weights + reserve + kv_data + nz_padding + unused = device memory
+//   weights    = the engine's weights term
+//   reserve    = the engine's other set-aside terms (activation peak, non-torch, graphs)
 //   kv_data    = num_blocks x kv_bytes_per_block_nd            token data the pool holds
 //   nz_padding = num_blocks x (kv_bytes_per_block - kv_bytes_per_block_nd)   0 on ND devices
-//   unused     = the rest: 1 - mem_fraction, the device's KV memory factor, the partial
-//                block at the end of the budget (clamped at 0 when weights + reserve exceed
-//                the usable memory, where the result has budget_negative set)
+//   unused     = the rest: 1 - utilization, vllm-ascend's 310P halving, the partial block at
+//                the end of the budget (clamped at 0 when the set-aside exceeds the requested
+//                memory, where the engine budget has budget_negative set)
 #pragma once
 
 #include <cstdint>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "core/capacity.h"
+#include "core/capacity_plan.h"
 #include "core/device_spec.h"
 #include "core/model_spec.h"
 #include "core/status.h"
@@ -28,7 +31,8 @@ namespace kvsim::gui {
 struct CapacityViewInput {
   std::string model;                 // preset name or YAML path
   std::vector<std::string> devices;  // preset names or YAML paths; at least one
-  CapacityQuery query;               // KV dtype, TP, mem_fraction, block_size (0 = device's)
+  CapacityQuery query;               // KV dtype, TP, block_size (0 = the engine's)
+  EngineQuery engine;                // the engine and its memory utilization
 };
 
 // One device's memory in bytes, split as in the header comment.
@@ -69,8 +73,8 @@ const std::vector<std::string>& default_comparison_devices();
 // max positions, then the max positions itself (1024 when the model names none).
 std::vector<uint64_t> seq_len_grid(const ModelSpec& model);
 
-// The memory split of one result on one device.
-MemoryBreakdown memory_breakdown(const DeviceSpec& device, const CapacityResult& result);
+// The memory split of one plan on one device.
+MemoryBreakdown memory_breakdown(const DeviceSpec& device, const CapacityPlan& plan);
 
 // Loads the presets and computes every answer; the first failing load or query is returned.
 StatusOr<CapacityViewData> compute_capacity_view(const CapacityViewInput& input);

@@ -18,7 +18,7 @@ namespace kvsim::gui {
 class PlotPanel;
 
 inline constexpr std::array<const char*, 5> kMemorySegmentNames = {
-    "weights", "activation reserve", "KV cache", "NZ padding", "unused"};
+    "weights", "activation, non-torch, graphs", "KV cache", "NZ padding", "unused"};
 
 // The segment values of one breakdown in kMemorySegmentNames order, bytes.
 std::array<uint64_t, 5> memory_segments(const MemoryBreakdown& memory);

@@ -121,7 +121,7 @@ CapacityViewInput CapacityView::input() const {
   auto dtype = parse_dtype(dtype_->currentText().toStdString());
   in.query.kv.dtype = dtype.is_ok() ? *dtype : DType::kFp16;
   in.query.tp = static_cast<uint32_t>(tp_->value());
-  in.query.mem_fraction = mem_fraction_->value();
+  in.engine.memory_utilization = mem_fraction_->value();
   in.query.block_size = static_cast<uint32_t>(block_size_->value());
   in.query.seq_len = static_cast<uint64_t>(seq_len_->value());
   return in;
@@ -140,7 +140,7 @@ void CapacityView::set_input(const CapacityViewInput& in) {
   }
   dtype_->setCurrentText(QString::fromStdString(std::string(dtype_name(in.query.kv.dtype))));
   tp_->setValue(static_cast<int>(in.query.tp));
-  mem_fraction_->setValue(in.query.mem_fraction);
+  mem_fraction_->setValue(in.engine.memory_utilization.value_or(0.9));
   block_size_->setValue(static_cast<int>(in.query.block_size));
   seq_len_->setValue(static_cast<int>(in.query.seq_len));
   updating_ = false;

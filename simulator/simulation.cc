@@ -81,7 +81,7 @@ StatusOr<std::vector<ExplainedBatch>> explain_batches(const SimulationSetup& set
 }
 
 std::vector<std::string> typical_batches(const SimulationSetup& setup) {
-  const uint64_t prompt = std::min<uint64_t>(2048, setup.scenario.scheduler.max_num_batched_tokens);
+  const uint64_t prompt = std::min<uint64_t>(2048, setup.engine.scheduler.max_num_batched_tokens);
   const uint64_t context = std::min<uint64_t>(2048, setup.model.max_position_embeddings / 2);
   const std::string prefill = "prefill:1x" + std::to_string(prompt);
   const std::string decodes = "decode:32x" + std::to_string(context);

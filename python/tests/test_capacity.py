@@ -12,6 +12,11 @@ CASES = [
     ("llama-2-7b", "ascend-910b3", {"dtype": "int8", "quant_group": 64}),
     ("mistral-7b", "", {"dtype": "int4", "seq_len": 1000}),
     ("llama3-8b", "", {"kv_budget_bytes": 10 << 30, "weight_dtype": "fp8"}),
+    ("llama3-8b", "h100-sxm", {"engine": "sglang", "mem_fraction": 0.85}),
+    ("qwen2.5-14b", "a100-80g", {"enforce_eager": True, "max_num_seqs": 64,
+                                 "max_model_len": 8192, "entry_point": "llm"}),
+    ("llama3-8b", "a100-40g", {"cuda_graph_memory": True, "device_used_bytes": 1 << 30}),
+    ("llama3-8b", "a100-40g", {"cuda_graph_memory": False, "engine": "vllm-v0"}),
 ]
 
 
@@ -20,7 +25,13 @@ def cli_args(model, device, options):
     if device:
         args += ["--device", device]
     for key, value in options.items():
-        args += ["--" + key.replace("_", "-"), value]
+        flag = "--" + key.replace("_", "-")
+        if key == "cuda_graph_memory":
+            args += [flag, "subtract" if value else "ignore"]
+        elif value is True:
+            args += [flag]
+        else:
+            args += [flag, value]
     return args
 
 
@@ -60,6 +71,19 @@ def test_bad_tp_raises_the_cli_message(cli_error):
     assert "--tp 3 must divide the 8 KV heads" in str(raised.value)
     assert str(raised.value) == cli_error("capacity", "--model", "llama3-8b", "--device",
                                           "a100-80g", "--tp", "3")
+
+
+def test_unknown_engine_lists_the_engines(cli_error):
+    with pytest.raises(kvsim.Error) as raised:
+        kvsim.capacity("llama3-8b", "a100-80g", engine="trt-llm")
+    assert str(raised.value) == cli_error("capacity", "--model", "llama3-8b", "--device",
+                                          "a100-80g", "--engine", "trt-llm")
+    assert "sglang" in str(raised.value)
+
+
+def test_wrong_python_type_is_a_type_error():
+    with pytest.raises(TypeError):
+        kvsim.capacity("llama3-8b", "a100-80g", batch="eight")
 
 
 def test_error_is_a_value_error():

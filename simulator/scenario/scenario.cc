@@ -8,6 +8,8 @@
 #include "core/block_id.h"
 #include "core/config_reader.h"
 #include "core/data_dir.h"
+#include "core/deployment.h"
+#include "core/engine_config.h"
 #include "core/enum_names.h"
 #include "core/names.h"
 #include "core/presets.h"
@@ -197,6 +199,31 @@ Status read_output(const ConfigNode& node, OutputSection* out) {
   return r.finish();
 }
 
+// A deployment file replaces model, device, num_devices, weight_dtype and engine (the scenario
+// must not give them too); the scenario's cache dtype, block size and scheduler limits default
+// to the file's.
+Status apply_deployment(const ConfigNode& node, const ConfigNode& tree, const std::string& base_dir,
+                        Scenario* s) {
+  if (!node.is_scalar()) return error_at(node.mark(), "deployment: expected a file path");
+  for (const char* key : {"model", "device", "num_devices", "weight_dtype", "engine"}) {
+    if (const ConfigNode* given = tree.find(key); given != nullptr && !given->is_null()) {
+      return error_at(given->mark(), std::string("scenario: '") + key +
+                                         "' comes from the deployment file; give one or the other");
+    }
+  }
+  s->deployment = resolve_path(node.text(), base_dir);
+  auto deployment = load_deployment(s->deployment);
+  if (!deployment.is_ok()) return error_at(node.mark(), deployment.status().message());
+  s->model = deployment->model;
+  s->device = deployment->device;
+  s->num_devices = deployment->tp;
+  s->weight_dtype = deployment->weight_dtype;
+  s->engine = deployment->engine;
+  if (tree.find_path("cache.dtype") == nullptr) s->cache.dtype = deployment->kv_dtype;
+  if (tree.find_path("cache.block_size") == nullptr) s->cache.block_size = deployment->block_size;
+  return Status::ok();
+}
+
 }  // namespace
 
 StatusOr<ConfigNode> read_preset_ref(const ConfigNode& node, const std::string& key,
@@ -250,15 +277,25 @@ StatusOr<Scenario> scenario_from_config(const ConfigNode& tree, const std::strin
   r.optional_with("weight_dtype", &s.weight_dtype, parse_into<parse_dtype>);
   const ConfigNode* model = r.child("model");
   const ConfigNode* device = r.child("device");
+  r.allow("engine");
+  r.allow("deployment");
   const ConfigNode* sections[5] = {r.child("cache"), r.child("scheduler"), r.child("workload"),
                                    r.child("cost_model"), r.child("output")};
   const ConfigNode* cluster_sections[3] = {r.child("cluster"), r.child("disaggregation"),
                                            r.child("tiers")};
   KVSIM_RETURN_IF_ERROR(r.finish());
-  if (model == nullptr) return error_at(tree.mark(), "scenario: missing 'model'");
-  if (device == nullptr) return error_at(tree.mark(), "scenario: missing 'device'");
-  KVSIM_ASSIGN_OR_RETURN(s.model, read_preset_ref(*model, "model", base_dir));
-  KVSIM_ASSIGN_OR_RETURN(s.device, read_preset_ref(*device, "device", base_dir));
+  if (const ConfigNode* deployment = tree.find("deployment");
+      deployment && !deployment->is_null()) {
+    KVSIM_RETURN_IF_ERROR(apply_deployment(*deployment, tree, base_dir, &s));
+  } else {
+    if (model == nullptr) return error_at(tree.mark(), "scenario: missing 'model'");
+    if (device == nullptr) return error_at(tree.mark(), "scenario: missing 'device'");
+    KVSIM_ASSIGN_OR_RETURN(s.model, read_preset_ref(*model, "model", base_dir));
+    KVSIM_ASSIGN_OR_RETURN(s.device, read_preset_ref(*device, "device", base_dir));
+    if (const ConfigNode* engine = tree.find("engine"); engine && !engine->is_null()) {
+      KVSIM_RETURN_IF_ERROR(read_engine_config(*engine, EngineConfigKeys::kScenario, &s.engine));
+    }
+  }
   if (sections[0]) KVSIM_RETURN_IF_ERROR(read_cache(*sections[0], &s.cache));
   if (sections[1]) KVSIM_RETURN_IF_ERROR(read_scheduler(*sections[1], &s.scheduler));
   if (sections[2] == nullptr) return error_at(tree.mark(), "scenario: missing 'workload'");

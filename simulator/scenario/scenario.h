@@ -14,10 +14,19 @@
 //   model, device            preset names, paths, or inline maps of the preset fields
 //   num_devices              tensor-parallel devices sharing the model (weights, KV heads)
 //   weight_dtype             dtype of the weights (fp16)
+//   engine                   whose memory rule sizes the KV pool (core/engine_config.h):
+//                            a name (vllm, the default; vllm-v0 vllm-ascend sglang mindie)
+//                            or a map {name, version, entry_point, cuda_graph_memory, ...}
+//   deployment               a file from `kvsim calibrate --from-log` (core/deployment.h):
+//                            model, device, num_devices, weight_dtype, engine and the measured
+//                            set-aside; the scenario then names none of those itself, and its
+//                            cache.dtype / block_size and scheduler limits default to the file's
 //   cache:      block_size dtype quant_group mem_fraction num_blocks_override prefix_caching
-//               eviction retention host_swap_gib
+//               eviction retention host_swap_gib   (mem_fraction: the engine's
+//               gpu_memory_utilization / mem_fraction_static; 0 = the engine's default)
 //   scheduler:  policy max_num_seqs max_num_batched_tokens chunked_prefill preemption
-//               reserve_full_prompt
+//               reserve_full_prompt   (limits: 0 = what the engine would choose for the
+//               model and device)
 //   workload:   trace trace_format skip_bad_rows synthetic{...} max_requests time_scale rate
 //               prefix_tokens
 //   cost_model: kind (operators roofline profile table); operators: fit cuda_graphs
@@ -36,6 +45,7 @@
 
 #include "core/config_node.h"
 #include "core/dtype.h"
+#include "core/engine_memory.h"
 #include "core/status.h"
 #include "simulator/cost/cost_model_config.h"
 #include "simulator/engine/scheduler_limits.h"
@@ -49,7 +59,7 @@ struct CacheSection {
   uint32_t block_size = 0;           // tokens per block; 0 = the device's default
   DType dtype = DType::kFp16;        // KV storage dtype
   uint32_t quant_group = 0;          // elements per fp16 scale + zero group; 0 = none
-  double mem_fraction = 0.9;         // share of device memory the engine may use
+  double mem_fraction = 0;           // share of device memory the engine may use; 0: its default
   uint64_t num_blocks_override = 0;  // 0 = the capacity planner's block count
   bool prefix_caching = true;        // reuse cached prefix blocks across requests
   std::string eviction = "lru";      // order cached free blocks are reused: lru, lfu, fifo
@@ -59,9 +69,9 @@ struct CacheSection {
 
 struct SchedulerSection {
   SchedulerPolicy policy = SchedulerPolicy::kVllm;  // vllm, vllm-v0 or sarathi
-  uint32_t max_num_seqs = 256;                      // requests in one batch (vLLM default 256)
-  uint32_t max_num_batched_tokens = 8192;           // tokens computed per iteration
-  bool chunked_prefill = true;  // split long prompts over iterations (vllm-v0: false)
+  uint32_t max_num_seqs = 0;            // requests in one batch; 0: the engine's default
+  uint32_t max_num_batched_tokens = 0;  // tokens computed per iteration; 0: the engine's
+  bool chunked_prefill = true;          // split long prompts over iterations (vllm-v0: false)
   PreemptionMode preemption = PreemptionMode::kRecompute;
   bool reserve_full_prompt = true;  // admit only when the whole prompt fits (vLLM v1 default)
 };
@@ -94,6 +104,8 @@ struct Scenario {
   ConfigNode device;
   uint32_t num_devices = 1;
   DType weight_dtype = DType::kFp16;
+  EngineQuery engine;      // kind and options (and a deployment's measured set-aside)
+  std::string deployment;  // the deployment file read, resolved; empty: none
   CacheSection cache;
   SchedulerSection scheduler;
   WorkloadSection workload;

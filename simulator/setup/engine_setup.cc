@@ -12,6 +12,22 @@
 namespace kvsim::sim {
 namespace {
 
+// Limits when neither the scenario nor the engine gives one (SGLang derives its
+// max_running_requests from the pool; a fixed block budget has no engine): vLLM's 256 / 2048.
+constexpr uint32_t kFallbackMaxNumSeqs = 256;
+constexpr uint32_t kFallbackBatchedTokens = 2048;
+
+// The engine query of a scenario: its engine (or deployment) with the cache's memory
+// utilization and the scheduler's limits where the scenario gives them.
+EngineQuery scenario_engine_query(const Scenario& s) {
+  EngineQuery query = s.engine;
+  if (s.cache.mem_fraction > 0) query.memory_utilization = s.cache.mem_fraction;
+  if (s.scheduler.max_num_seqs > 0) query.max_num_seqs = s.scheduler.max_num_seqs;
+  if (s.scheduler.max_num_batched_tokens > 0)
+    query.max_num_batched_tokens = s.scheduler.max_num_batched_tokens;
+  query.chunked_prefill = s.scheduler.chunked_prefill;
+  return query;
+}
 constexpr double kWatermarkFraction = 0.01;  // vLLM v0 and Vidur: watermark_blocks_fraction
 
 StatusOr<ModelSpec> resolve_model(const ConfigNode& node) {
@@ -42,8 +58,9 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
       return Status::invalid_argument(
           "no KV block fits: '" + setup.model.name + "' on " + std::to_string(s.num_devices) +
           " x '" + setup.device.name +
-          "' leaves no memory for the KV cache (weights + "
-          "activation reserve exceed memory x mem_fraction); raise num_devices or mem_fraction");
+          "' leaves no memory for the KV cache (what the engine sets aside - weights, "
+          "activation peak, non-torch memory - exceeds memory x mem_fraction); raise "
+          "num_devices or mem_fraction");
     }
     num_blocks = *capacity.num_blocks;
   }
@@ -71,6 +88,15 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
   }
   limits.max_num_seqs = s.scheduler.max_num_seqs;
   limits.max_num_batched_tokens = s.scheduler.max_num_batched_tokens;
+  if (setup.engine_budget) {
+    // The engine's resolved settings (the scenario's where it gave them).
+    if (setup.engine_budget->max_num_seqs > 0)
+      limits.max_num_seqs = setup.engine_budget->max_num_seqs;
+    if (setup.engine_budget->max_num_batched_tokens > 0)
+      limits.max_num_batched_tokens = setup.engine_budget->max_num_batched_tokens;
+  }
+  if (limits.max_num_seqs == 0) limits.max_num_seqs = kFallbackMaxNumSeqs;
+  if (limits.max_num_batched_tokens == 0) limits.max_num_batched_tokens = kFallbackBatchedTokens;
   limits.chunked_prefill = s.scheduler.chunked_prefill;
   limits.preemption = s.scheduler.preemption;
   limits.prefix_caching = s.cache.prefix_caching;
@@ -112,8 +138,12 @@ StatusOr<EngineSetup> prepare_engine_setup(const Scenario& s) {
   q.weight_dtype = s.weight_dtype;
   q.block_size = s.cache.block_size;
   q.tp = s.num_devices;
-  q.mem_fraction = s.cache.mem_fraction;
-  KVSIM_ASSIGN_OR_RETURN(setup.capacity, compute_capacity(setup.model, &setup.device, q));
+  setup.engine_query = scenario_engine_query(s);
+  KVSIM_ASSIGN_OR_RETURN(CapacityPlan plan,
+                         plan_capacity(setup.model, &setup.device, q, setup.engine_query));
+  setup.capacity_query = plan.query;
+  setup.capacity = plan.capacity;
+  setup.engine_budget = plan.engine;
   KVSIM_RETURN_IF_ERROR(fill_engine_config(s, setup, &setup.engine));
   return setup;
 }

@@ -3,10 +3,14 @@
 // prepare_engine_setup() is the one place this happens for a run; a cluster sets up each of
 // its replicas with it (simulator/setup/cluster_setup.h).
 //
-//   KV blocks     core/capacity.h's compute_capacity() for (model, device, cache dtype and
-//                 quant group, weight dtype, block size, tp = num_devices, mem_fraction), the
-//                 NZ padding of NZ devices included, so `kvsim capacity` with the same options
-//                 prints the same num_blocks; cache.num_blocks_override replaces it
+//   KV blocks     core/capacity_plan.h's plan_capacity() for (model, device, cache dtype and
+//                 quant group, weight dtype, block size, tp = num_devices) under the scenario's
+//                 engine (core/engine_memory.h: cache.mem_fraction is its memory utilization,
+//                 the scheduler limits its profile batch), the NZ padding of NZ devices
+//                 included, so `kvsim capacity` with the same options prints the same
+//                 num_blocks; cache.num_blocks_override replaces it
+//   limits        scheduler.max_num_seqs / max_num_batched_tokens, 0 = the engine's defaults
+//                 for the model and device (vLLM: 2048 / 256 below 70 GiB or on an A100)
 //   bytes/block   CapacityResult::kv_bytes_per_block (swap transfers, the cost model)
 //   host tier     floor(host_swap_gib x 2^30 / bytes per block) blocks
 //   retention     cache.retention; "full" on a sliding-window model (Mistral, Phi-3) becomes
@@ -16,7 +20,7 @@
 //                 per request cannot hold per-group caches (the per-group manager is to come)
 #pragma once
 
-#include "core/capacity.h"
+#include "core/capacity_plan.h"
 #include "core/device_spec.h"
 #include "core/model_spec.h"
 #include "simulator/engine/engine.h"
@@ -29,8 +33,10 @@ struct EngineSetup {
   ModelSpec model;
   DeviceSpec device;
   CapacityQuery capacity_query;  // what `kvsim capacity` would be asked
+  EngineQuery engine_query;      // and under which engine
   CapacityResult capacity;
-  EngineConfig engine;  // num_blocks from capacity (or the override)
+  std::optional<EngineBudget> engine_budget;  // the engine's terms (empty: no params)
+  EngineConfig engine;                        // num_blocks from capacity (or the override)
 };
 
 // The scenario's engine; its cluster sections are ignored.

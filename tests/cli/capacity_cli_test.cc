@@ -50,7 +50,8 @@ TEST(CapacityCliTest, TextShowsTheFormulaWithNumbers) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_THAT(result.out, HasSubstr("= 2 x 32 x 8 x 128 x 2"));
   EXPECT_THAT(result.out, HasSubstr("= 131,072 B"));
-  EXPECT_THAT(result.out, HasSubstr("(memory x mem_fraction - weights - reserve)"));
+  EXPECT_THAT(result.out, HasSubstr("KV budget per device (what vllm"));
+  EXPECT_THAT(result.out, HasSubstr("- activation peak = "));
 }
 
 TEST(CapacityCliTest, AllDevicesTable) {

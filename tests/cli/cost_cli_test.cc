@@ -47,8 +47,9 @@ TEST(CostCli, TheSimulatorUsesTheSameIterationTimes) {
                 (dir / "one.csv").string() + " --set cost_model.kind=operators --json");
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
   const auto summary = nlohmann::json::parse(sim.out);
-  const auto prefill = cost_json("--model llama3-8b --device a100-80g --batch prefill:1x1000");
-  const auto decode = cost_json("--model llama3-8b --device a100-80g --batch decode:1x1000");
+  // The default scenario's model and device (presets/scenarios/default.yaml).
+  const auto prefill = cost_json("--model llama3-8b --device a100-40g --batch prefill:1x1000");
+  const auto decode = cost_json("--model llama3-8b --device a100-40g --batch decode:1x1000");
   EXPECT_EQ(std::llround(summary["ttft_s"]["mean"].get<double>() * 1e9), prefill["iteration_ns"]);
   EXPECT_EQ(std::llround(summary["tpot_s"]["mean"].get<double>() * 1e9), decode["iteration_ns"]);
 }

@@ -55,13 +55,16 @@ TEST(SimulateCliTest, JsonSummaryHasTheDocumentedKeysAndFilesAreWritten) {
 }
 
 TEST(SimulateCliTest, BlockCountsAgreeWithKvsimCapacity) {
-  const json capacity =
-      run_json("capacity --model llama3-8b --device ascend-310p3 --block-size 40");
+  const json capacity = run_json(
+      "capacity --model llama3-8b --device ascend-310p3 --block-size 40 "
+      "--mem-fraction 0.9 --max-num-seqs 64 --max-num-batched-tokens 4096");
   const json simulated =
       run_json(std::string("simulate ascend-310p-nz --set cache.block_size=40") + kSmall);
   EXPECT_EQ(simulated["num_blocks"], capacity["num_blocks"]);
   EXPECT_EQ(simulated["kv_bytes_per_block"], capacity["kv_bytes_per_block"]);
-  const json a100 = run_json("capacity --model llama3-8b --device a100-80g");
+  const json a100 = run_json(
+      "capacity --model llama3-8b --device a100-40g --mem-fraction 0.9 "
+      "--max-num-batched-tokens 8192 --max-num-seqs 256");
   EXPECT_EQ(run_json(std::string("simulate default") + kSmall)["num_blocks"], a100["num_blocks"]);
 }
 

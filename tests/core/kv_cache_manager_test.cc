@@ -11,6 +11,7 @@
 #include "core/capacity.h"
 #include "core/prefix_hash.h"
 #include "core/presets.h"
+#include "core/units.h"
 
 namespace kvsim {
 namespace {
@@ -292,6 +293,29 @@ TEST(KvCacheManagerTest, PreemptKeepsTheRequestAndResumesFromItsCachedPrefix) {
   cache.check_invariants();
 }
 
+// vLLM's num_lookahead_tokens: blocks for the draft tokens are held but not counted as
+// slots, so only blocks full of computed tokens are cached, and later steps use them first.
+TEST(KvCacheManagerTest, LookaheadSlotsAreHeldButNeitherCountedNorCached) {
+  KvCacheManager cache = make_manager("lru", 8);
+  const std::vector<int32_t> prompt = tokens(0, 6);
+  ASSERT_TRUE(admit(cache, 1, prompt).has_value());  // 6 tokens: blocks 1 2
+  const std::optional<SlotAllocation> step = cache.allocate_slots(1, 1, PrefixHit{}, 5);
+  ASSERT_TRUE(step.has_value());  // 7 held + 5 lookahead = 12 slots: 3 blocks
+  EXPECT_EQ(step->num_new_blocks, 1u);
+  EXPECT_EQ(cache.num_tokens(1), 7u);
+  EXPECT_THAT(table(cache, 1), ElementsAre(1, 2, 3));
+  const std::vector<BlockHash> next = {hashes(tokens(0, 8)).back()};  // block 2's content
+  cache.append_block_hashes(1, next);
+  EXPECT_FALSE(cache.pool().block_hash(2).has_value());  // 7 computed: block 2 not full
+  ASSERT_TRUE(cache.allocate_slots(1, 1, PrefixHit{}, 2).has_value());  // 8 + 2: no new block
+  EXPECT_THAT(table(cache, 1), ElementsAre(1, 2, 3));
+  EXPECT_TRUE(cache.pool().block_hash(2).has_value());  // now full of computed tokens
+  EXPECT_EQ(cache.pool().num_free_blocks(), 5u);
+  EXPECT_FALSE(cache.allocate_slots(1, 1, PrefixHit{}, 28).has_value());  // 37 slots: 10 blocks
+  EXPECT_EQ(cache.num_tokens(1), 8u);
+  cache.check_invariants();
+}
+
 TEST(KvCacheManagerTest, EvictionOfACachedBlockIsCounted) {
   KvCacheManager cache = make_manager("lru", 4);
   ASSERT_TRUE(admit(cache, 1, tokens(0, 8)).has_value());  // 1 2 cached
@@ -403,6 +427,7 @@ TEST(KvCacheManagerTest, CapacityDecidesBlockCountAndSwapBytes) {
   for (const KvStorage storage : {KvStorage{DType::kFp16, 0}, KvStorage{DType::kInt4, 32}}) {
     CapacityQuery query;
     query.kv = storage;
+    query.kv_budget_bytes = 40 * kGiB;  // the engine's budget is engine_memory_test.cc's
     const auto capacity = compute_capacity(*model, &*device, query);
     ASSERT_TRUE(capacity.is_ok()) << capacity.status().message();
     KvCacheConfig config;

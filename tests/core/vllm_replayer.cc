@@ -189,7 +189,8 @@ class Replayer {
     uint64_t num_new = r.tokens.size() - r.computed;
     if (step.contains("budget")) num_new = std::min(num_new, step.at("budget").get<uint64_t>());
     const size_t held = cache_->block_table(r.id).size();
-    const bool ok = cache_->allocate_slots(r.id, num_new).has_value();
+    const uint64_t lookahead = step.value("lookahead", uint64_t{0});
+    const bool ok = cache_->allocate_slots(r.id, num_new, PrefixHit{}, lookahead).has_value();
     d = differ_flag("allocated", ok, step.at("ok"));
     if (!d.empty() || !ok) return d;
     r.computed += num_new;
@@ -267,11 +268,6 @@ class Replayer {
 }  // namespace
 
 std::optional<std::string> unreplayable_reason(const json& stream) {
-  for (const json& feature : stream.at("features")) {
-    if (feature == "lookahead") {
-      return "lookahead slots (speculative decoding): kvsim's manager allocates none";
-    }
-  }
   const json& config = stream.at("config");
   if (config.at("null_block") != 0 || config.at("kv_cache_groups") != 1 ||
       config.at("enable_caching") != true || config.at("spec") != "FullAttentionSpec") {

@@ -1,5 +1,5 @@
 // The Capacity view shows exactly what the library answers: the stacked bars are the memory
-// split of compute_capacity()'s result per device (GiB = bytes / 2^30), the max-sequences
+// split of plan_capacity()'s answer per device (GiB = bytes / 2^30), the max-sequences
 // curves are max_batch_at_seq_len at each sequence length, the formula is capacity_report().
 #include "gui/capacity_view.h"
 
@@ -26,7 +26,7 @@ CapacityViewInput nz_input() {
   in.devices = {"a100-80g", "ascend-310p3"};
   in.query.kv.dtype = DType::kFp16;
   in.query.tp = 1;
-  in.query.mem_fraction = 0.9;
+  in.engine.memory_utilization = 0.9;
   in.query.block_size = 20;  // not a multiple of 16: NZ pads 20 rows to 32 on the 310P
   return in;
 }
@@ -37,13 +37,27 @@ QCustomPlot* plot_named(QWidget* view, const QString& name) {
   return plot;
 }
 
-CapacityResult library_answer(const CapacityViewInput& in, const std::string& device_name,
-                              uint64_t seq_len) {
+CapacityPlan library_plan(const CapacityViewInput& in, const std::string& device_name,
+                          uint64_t seq_len) {
   const ModelSpec model = load_model(in.model).value();
   const DeviceSpec device = load_device(device_name).value();
   CapacityQuery query = in.query;
   query.seq_len = seq_len;
-  return compute_capacity(model, &device, query).value();
+  return plan_capacity(model, &device, query, in.engine).value();
+}
+
+CapacityResult library_answer(const CapacityViewInput& in, const std::string& device_name,
+                              uint64_t seq_len) {
+  return library_plan(in, device_name, seq_len).capacity;
+}
+
+// The engine's set-aside other than the weights (the "reserve" bar).
+uint64_t non_weight_set_aside(const CapacityPlan& plan) {
+  uint64_t bytes = 0;
+  for (const SetAsideTerm& term : plan.engine->terms) {
+    if (term.name != "weights") bytes += term.bytes;
+  }
+  return bytes;
 }
 
 }  // namespace
@@ -67,14 +81,15 @@ class CapacityViewTest : public QObject {
     QCustomPlot* plot = plot_named(&view, "capacity_memory_plot");
     QCOMPARE(plot->plottableCount(), 5);
     for (size_t d = 0; d < in.devices.size(); ++d) {
-      const CapacityResult r = library_answer(in, in.devices[d], 0);
+      const CapacityPlan plan = library_plan(in, in.devices[d], 0);
+      const CapacityResult& r = plan.capacity;
       const DeviceSpec device = load_device(in.devices[d]).value();
       const uint64_t blocks = r.num_blocks.value();
-      const uint64_t expected[5] = {r.weight_bytes.value(), r.reserve_bytes.value(),
-                                    blocks * r.kv_bytes_per_block_nd,
-                                    blocks * (r.kv_bytes_per_block - r.kv_bytes_per_block_nd),
-                                    device.memory_bytes - r.weight_bytes.value() -
-                                        r.reserve_bytes.value() - blocks * r.kv_bytes_per_block};
+      const uint64_t reserve = non_weight_set_aside(plan);
+      const uint64_t expected[5] = {
+          r.weight_bytes.value(), reserve, blocks * r.kv_bytes_per_block_nd,
+          blocks * (r.kv_bytes_per_block - r.kv_bytes_per_block_nd),
+          device.memory_bytes - r.weight_bytes.value() - reserve - blocks * r.kv_bytes_per_block};
       for (int s = 0; s < 5; ++s) {
         auto* bars = qobject_cast<QCPBars*>(plot->plottable(s));
         QVERIFY(bars != nullptr);
@@ -120,13 +135,12 @@ class CapacityViewTest : public QObject {
     auto* text = view.findChild<QPlainTextEdit*>("capacity_report");
     const ModelSpec model = load_model(in.model).value();
     const DeviceSpec a100 = load_device("a100-80g").value();
-    const CapacityResult r = library_answer(in, "a100-80g", 0);
-    QCOMPARE(text->toPlainText().toStdString(), capacity_report(model, &a100, in.query, r));
+    QCOMPARE(text->toPlainText().toStdString(),
+             capacity_report(model, &a100, library_plan(in, "a100-80g", 0)));
     auto* chooser = view.findChild<QComboBox*>("capacity_report_device");
     chooser->setCurrentText("ascend-310p3");
     const DeviceSpec p310 = load_device("ascend-310p3").value();
-    const std::string report =
-        capacity_report(model, &p310, in.query, library_answer(in, "ascend-310p3", 0));
+    const std::string report = capacity_report(model, &p310, library_plan(in, "ascend-310p3", 0));
     QCOMPARE(text->toPlainText().toStdString(), report);
     QVERIFY(report.find("NZ layout pads") != std::string::npos);
   }

@@ -141,7 +141,7 @@ class SimulationViewTest : public QObject {
       QCOMPARE(stacked[i] - run.series.kv_blocks_used[i], run.series.kv_blocks_cached_free[i]);
     }
     QCOMPARE(values_of(graph_named(kv, "A pool (+ free)")).front(),
-             static_cast<double>(summary.info.num_blocks));
+             static_cast<double>(summary.info.num_usable_blocks));  // less the null block
     QCustomPlot* requests = plot_of(view, "requests");
     QCOMPARE(values_of(graph_named(requests, "A running")), run.series.running);
     QCOMPARE(values_of(graph_named(requests, "A waiting")), run.series.waiting);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/capacity_plan.h"
 #include "core/presets.h"
 #include "tests/simulator/mooncake_scan.h"
 #include "tests/test_data.h"
@@ -115,11 +116,16 @@ TEST(Simulation, BlockCountIsTheCapacityPlannersIncludingNzPadding) {
     query.kv.quant_group = loaded->cache.quant_group;
     query.block_size = loaded->cache.block_size;
     query.tp = loaded->num_devices;
-    query.mem_fraction = loaded->cache.mem_fraction;
+    EngineQuery engine = loaded->engine;
+    if (loaded->cache.mem_fraction > 0) engine.memory_utilization = loaded->cache.mem_fraction;
+    engine.max_num_seqs = loaded->scheduler.max_num_seqs;
+    engine.max_num_batched_tokens = loaded->scheduler.max_num_batched_tokens;
+    engine.chunked_prefill = loaded->scheduler.chunked_prefill;
     const auto model = load_model(loaded->model.text());
     const auto device = load_device(loaded->device.text());
-    const auto capacity = compute_capacity(*model, &*device, query);
-    ASSERT_TRUE(capacity.is_ok());
+    const auto plan = plan_capacity(*model, &*device, query, engine);
+    ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+    const CapacityResult* capacity = &plan->capacity;
     EXPECT_EQ(setup->engine.cache.num_blocks, *capacity->num_blocks) << scenario;
     EXPECT_EQ(setup->engine.cache.bytes_per_block, capacity->kv_bytes_per_block);
     if (device->kv_layout == KvLayout::kNz && query.block_size == 40) {

@@ -114,6 +114,23 @@ inline TierConfig dram_tier(double slots, double mib_per_ms, int64_t latency_ns)
   return tier;
 }
 
+// Two colocated replicas of 60 blocks behind prefix_aware, `policy` evicting in replica 0's
+// HBM and in both tiers: a DRAM of 40 slots per replica (10 MiB/ms, 1 us) above one shared
+// SSD of `ssd_slots` (2 MiB/ms, 50 us). Under pressure_workload() every level fills and hits.
+inline ClusterConfig pressured_tiers(const char* policy, double ssd_slots) {
+  ClusterConfig config = small_cluster({EngineRole::kColocated, EngineRole::kColocated}, 60);
+  config.router = "prefix_aware";
+  config.replicas[0].engine.cache.eviction = policy;
+  config.tiers.push_back(dram_tier(40, 10, 1000));
+  config.tiers.back().eviction = policy;
+  TierConfig ssd = dram_tier(ssd_slots, 2, 50'000);
+  ssd.name = "ssd";
+  ssd.shared = true;
+  ssd.eviction = policy;
+  config.tiers.push_back(ssd);
+  return config;
+}
+
 // A request whose first `prefix_tokens` tokens are prefix group `group`'s.
 inline RequestSpec grouped(uint64_t id, int64_t arrival_ns, uint32_t prompt, uint32_t output,
                            uint64_t group, uint32_t prefix_tokens) {

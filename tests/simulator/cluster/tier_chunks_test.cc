@@ -177,16 +177,7 @@ TEST(TierChunks, AChunkIsNeverSplitAcrossTiersWithEveryPolicy) {
   for (const TierWritePolicy write : {TierWritePolicy::kOnEvict, TierWritePolicy::kWriteThrough}) {
     for (const char* policy : {"lru", "lfu", "fifo"}) {
       SCOPED_TRACE(std::string(policy) + " " + std::string(tier_write_policy_name(write)));
-      ClusterConfig config = small_cluster({EngineRole::kColocated, EngineRole::kColocated}, 60);
-      config.router = "prefix_aware";
-      config.replicas[0].engine.cache.eviction = policy;
-      config.tiers.push_back(dram_tier(40, 10, 1000));
-      config.tiers.back().eviction = policy;
-      TierConfig ssd = dram_tier(160, 2, 50'000);
-      ssd.name = "ssd";
-      ssd.shared = true;
-      ssd.eviction = policy;
-      config.tiers.push_back(ssd);
+      ClusterConfig config = testing::pressured_tiers(policy, 160);
       config.tier_chunk_tokens = kChunkTokens;
       config.tier_write_policy = write;
       const std::vector<RequestSpec> requests = testing::pressure_workload();

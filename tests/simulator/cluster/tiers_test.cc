@@ -61,16 +61,7 @@ TEST(Tiers, ALowerTierHitCostsALoadAtTheTiersBandwidth) {
 TEST(Tiers, NoTierExceedsItsSlotsAndBlocksAreConservedWithEveryPolicy) {
   for (const char* policy : {"lru", "lfu", "fifo"}) {
     SCOPED_TRACE(policy);
-    ClusterConfig config = small_cluster({EngineRole::kColocated, EngineRole::kColocated}, 60);
-    config.router = "prefix_aware";
-    config.replicas[0].engine.cache.eviction = policy;
-    config.tiers.push_back(dram_tier(40, 10, 1000));
-    config.tiers.back().eviction = policy;
-    TierConfig ssd = dram_tier(150, 2, 50'000);
-    ssd.name = "ssd";
-    ssd.shared = true;
-    ssd.eviction = policy;
-    config.tiers.push_back(ssd);
+    ClusterConfig config = testing::pressured_tiers(policy, 150);
     auto run = run_cluster(config, pressure_workload(), kMs / 4, 1000);
     EXPECT_EQ(run->recorder.finished.size(), 400u);
     EXPECT_GT(run->recorder.instants, 400u);

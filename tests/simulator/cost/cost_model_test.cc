@@ -5,44 +5,21 @@
 #include "core/units.h"
 #include "simulator/cost/calibration_table.h"
 #include "simulator/cost/roofline_cost_model.h"
+#include "tests/simulator/cost/tiny_shapes.h"
 
 namespace kvsim::sim {
 namespace {
 
-ModelSpec tiny_model() {
-  ModelSpec m;
-  m.name = "tiny";
-  m.num_layers = 2;
-  m.hidden_size = 256;
-  m.num_attention_heads = 4;
-  m.num_kv_heads = 4;
-  m.head_dim = 64;
-  m.intermediate_size = 512;
-  m.vocab_size = 1000;
-  m.max_position_embeddings = 4096;
-  m.num_params = 1'000'000'000;
-  m.num_active_params = 1'000'000'000;
-  m.attention = AttentionKind::kMha;
-  return m;
-}
+using cost_test::tiny_device;
+using cost_test::tiny_model;
 
-DeviceSpec tiny_device() {
-  DeviceSpec d;
-  d.name = "tiny-device";
-  d.memory_bytes = 16 * kGiB;
-  d.memory_bandwidth_gbps = 1000;  // 1e12 B/s
-  d.fp16_tflops = 100;
-  d.interconnect_gbps = 100;
-  d.host_link_gbps = 10;
-  d.kv_dtypes = {DType::kFp16};
-  return d;
-}
+const ModelSpec kTinyModel = tiny_model(1'000'000'000);
 
 RooflineCostModel make_model(uint32_t tp) {
   CapacityQuery query;
   query.block_size = 16;
   query.tp = tp;
-  const auto capacity = compute_capacity(tiny_model(), nullptr, query);
+  const auto capacity = compute_capacity(kTinyModel, nullptr, query);
   EXPECT_TRUE(capacity.is_ok()) << capacity.status().message();
   CostModelConfig config;
   config.compute_efficiency = 0.5;
@@ -50,8 +27,8 @@ RooflineCostModel make_model(uint32_t tp) {
   config.interconnect_efficiency = 0.5;
   config.iteration_overhead_s = 1e-3;
   config.allreduce_latency_s = 1e-5;
-  return RooflineCostModel(
-      roofline_inputs(tiny_model(), tiny_device(), *capacity, DType::kFp16, tp), config);
+  return RooflineCostModel(roofline_inputs(kTinyModel, tiny_device(), *capacity, DType::kFp16, tp),
+                           config);
 }
 
 TEST(RooflineCostModel, PrefillByHand) {

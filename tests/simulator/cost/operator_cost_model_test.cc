@@ -11,41 +11,16 @@
 
 #include "core/presets.h"
 #include "simulator/cost/vidur_profile.h"
+#include "tests/simulator/cost/tiny_shapes.h"
 #include "tests/test_data.h"
 
 namespace kvsim::sim {
 namespace {
 
-// 2 layers, hidden 256, 4 heads of 64 (MHA), FFN 512, vocab 1000.
-ModelSpec tiny_model() {
-  ModelSpec m;
-  m.name = "tiny";
-  m.num_layers = 2;
-  m.hidden_size = 256;
-  m.num_attention_heads = 4;
-  m.num_kv_heads = 4;
-  m.head_dim = 64;
-  m.intermediate_size = 512;
-  m.vocab_size = 1000;
-  m.max_position_embeddings = 4096;
-  m.num_params = 1'000'000;
-  m.num_active_params = 1'000'000;
-  m.attention = AttentionKind::kMha;
-  return m;
-}
+using cost_test::tiny_device;
+using cost_test::tiny_model;
 
-// 100 TFLOP/s, 1 TB/s.
-DeviceSpec tiny_device() {
-  DeviceSpec d;
-  d.name = "tiny-device";
-  d.memory_bytes = uint64_t{16} << 30;
-  d.memory_bandwidth_gbps = 1000;
-  d.fp16_tflops = 100;
-  d.interconnect_gbps = 100;
-  d.host_link_gbps = 10;
-  d.kv_dtypes = {DType::kFp16};
-  return d;
-}
+const ModelSpec kTinyModel = tiny_model(1'000'000);
 
 OperatorFit round_fit() {
   OperatorFit f;
@@ -70,9 +45,9 @@ OperatorCostModel make_model(uint32_t tp, DType weights = DType::kFp16) {
   query.block_size = 16;
   query.tp = tp;
   query.weight_dtype = weights;
-  const auto capacity = compute_capacity(tiny_model(), nullptr, query);
+  const auto capacity = compute_capacity(kTinyModel, nullptr, query);
   EXPECT_TRUE(capacity.is_ok()) << capacity.status().message();
-  return OperatorCostModel(operator_inputs(tiny_model(), tiny_device(), *capacity, weights, tp),
+  return OperatorCostModel(operator_inputs(kTinyModel, tiny_device(), *capacity, weights, tp),
                            round_fit(), CudaGraphs::kDecode);
 }
 
@@ -232,9 +207,8 @@ TEST(OperatorCostModel, Int4WeightsHalveTheWeightBytes) {
 TEST(OperatorCostModel, MoeReadsTheExpertsTheBatchTouches) {
   CapacityQuery query;
   query.block_size = 16;
-  OperatorInputs in =
-      operator_inputs(tiny_model(), tiny_device(), *compute_capacity(tiny_model(), nullptr, query),
-                      DType::kFp16, 1);
+  OperatorInputs in = operator_inputs(
+      kTinyModel, tiny_device(), *compute_capacity(kTinyModel, nullptr, query), DType::kFp16, 1);
   in.num_moe_layers = 2;  // every layer: 8 experts, top 2, expert FFN 128
   in.num_experts = 8;
   in.experts_per_token = 2;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/presets.h"
+#include "core/units.h"
 #include "simulator/cost/roofline_cost_model.h"
 #include "simulator/output/metrics.h"
 #include "tests/simulator/sim_test_util.h"
@@ -102,6 +103,7 @@ Roofline llama_on_a100() {
   const DeviceSpec device = *load_device("a100-80g");
   CapacityQuery query;
   query.block_size = 16;
+  query.kv_budget_bytes = 40 * kGiB;  // a fixed pool: this test is about the cost model
   const CapacityResult capacity = *compute_capacity(model, &device, query);
   Roofline r;
   r.config = testing::small_config(static_cast<uint32_t>(*capacity.num_blocks));

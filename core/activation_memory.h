@@ -1,0 +1,53 @@
+// The activation peak of an engine's profile run, modelled from the architecture.
+//
+// vLLM (V0 and V1), vllm-ascend and MindIE size the KV cache after one dummy forward pass of
+// `num_tokens` tokens split over `num_seqs` sequences (vLLM: max_num_batched_tokens over
+// min(max_num_seqs, tokens) requests, no KV cache yet) followed by the sampler on one row per
+// sequence, and subtract the peak of the memory the run allocated beyond the weights. The peak
+// is the larger of two phases:
+//
+//   forward  = num_tokens x max(MLP, attention) per token x b            (b = bytes of the
+//     MLP       = 3 x hidden + 3 x intermediate / tp                       activation dtype)
+//                 (residual, normed input, layer output; gate+up output 2I, activation output I)
+//     attention = 3 x hidden + (2 x q_heads + 2 x kv_heads) x head_dim / tp
+//                 (residual, normed input, layer output; fused QKV output, attention output)
+//   sampler  = num_tokens x hidden x b          the forward's output, still referenced
+//            + num_seqs x vocab x bytes_per_logit   the sampler's tensors over the full vocab
+//
+// Attention is FlashAttention-style (no tokens x tokens score matrix). bytes_per_logit is the
+// engine's (engine_memory.h: vLLM V1 28 B from its code, V0 38 B measured). The forward model
+// gives 110,592 B/token for Llama-3.1-8B; vLLM 0.6.4's profile on an RTX 3090 grew by
+// 0.92 GiB between 20,000 and 29,000 tokens (109,800 B/token; docs/engine_memory.md). For MoE
+// models intermediate is one expert's width; routed-expert workspaces are not modelled (below
+// the sampler term for the batch sizes engines profile with).
+#pragma once
+
+#include <cstdint>
+
+#include "core/dtype.h"
+#include "core/model_spec.h"
+
+namespace kvsim {
+
+struct ProfileBatch {
+  uint64_t num_tokens = 0;  // tokens of the dummy forward (max_num_batched_tokens)
+  uint64_t num_seqs = 0;    // sequences, one sampled row each (min(max_num_seqs, tokens))
+};
+
+struct ActivationPeak {
+  uint64_t mlp_bytes_per_token = 0;        // live at the MLP's peak, per token
+  uint64_t attention_bytes_per_token = 0;  // live at the attention block's peak, per token
+  uint64_t forward_bytes = 0;              // num_tokens x the larger of the two
+  uint64_t hidden_bytes = 0;               // num_tokens x hidden x b
+  uint64_t logits_elements = 0;            // num_seqs x vocab
+  uint32_t sampler_bytes_per_logit = 0;
+  uint64_t sampler_bytes = 0;  // hidden_bytes + logits_elements x bytes_per_logit
+  uint64_t peak_bytes = 0;     // max(forward_bytes, sampler_bytes)
+  bool sampler_dominates = false;
+};
+
+// `activation_dtype`: the dtype activations are computed in (16-bit for quantized weights).
+ActivationPeak activation_peak(const ModelSpec& model, uint32_t tp, DType activation_dtype,
+                               const ProfileBatch& batch, uint32_t sampler_bytes_per_logit);
+
+}  // namespace kvsim

@@ -1,0 +1,60 @@
+// CalibrationSetup: the model, device, TP, dtypes and engine settings a start-up log was
+// produced with — what the log says, the rest from the caller's flags, and what neither gives
+// named in the error (the model and the device; a log rarely names a kvsim preset).
+//
+//   figure            log                              flag             fallback
+//   engine, version   the lines it prints (its format)  --engine(-version) vllm, newest
+//   model             model='...' / vllm serve NAME     --model          error
+//   device            (never a kvsim preset)            --device         error
+//   TP                tensor_parallel_size, --tp        --tp             1 (said so)
+//   utilization       gpu_memory_utilization, ...       --mem-fraction   engine default
+//   total memory      total_gpu_memory, Free memory ...  -               the device's
+//   max model len     max_seq_len, Maximum concurrency  --max-model-len  model's positions
+//   weight dtype      quantization / dtype / the name    --weight-dtype   fp16
+// A flag that contradicts the log loses, with a note.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/capacity.h"
+#include "core/config_node.h"
+#include "core/device_spec.h"
+#include "core/engine_memory.h"
+#include "core/model_spec.h"
+#include "core/startup_log.h"
+
+namespace kvsim {
+
+struct CalibrationFlags {
+  std::string model;   // preset name or file; empty: the log's, if it is a preset
+  std::string device;  // preset name or file
+  std::optional<uint32_t> tp;
+  std::optional<uint32_t> block_size;
+  std::optional<DType> weight_dtype;
+  std::optional<DType> kv_dtype;
+  std::optional<EngineKind> engine;
+  std::optional<EngineVersion> version;
+  std::optional<double> memory_utilization;
+  uint64_t max_model_len = 0;
+  uint32_t max_num_batched_tokens = 0;
+  uint32_t max_num_seqs = 0;
+  EntryPoint entry_point = EntryPoint::kServer;
+  uint64_t device_used_bytes = 0;
+};
+
+struct CalibrationSetup {
+  ModelSpec model;
+  DeviceSpec device;
+  ConfigNode model_node;  // what a deployment file names it by (preset name or inline map)
+  ConfigNode device_node;
+  CapacityQuery capacity;            // TP, dtypes, block size (0: the engine's)
+  EngineQuery engine;                // engine, version, utilization, lengths, total memory
+  std::vector<std::string> assumed;  // settings neither the log nor a flag gave
+};
+
+StatusOr<CalibrationSetup> resolve_calibration_setup(const StartupLog& log,
+                                                     const CalibrationFlags& flags);
+
+}  // namespace kvsim

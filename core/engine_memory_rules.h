@@ -1,0 +1,82 @@
+// Internal to core/engine_memory*.cc: the per-engine budget rules and the figures they share.
+// Every constant says what it is and which data it was fitted to or where it was read; none
+// was tuned to make a validation row of docs/engine_memory.md come out right.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/activation_memory.h"
+#include "core/engine_memory.h"
+#include "core/units.h"
+
+namespace kvsim::engine_rules {
+
+// Non-torch memory one GPU worker adds while loading and profiling (cuBLAS and attention
+// workspaces, lazily loaded kernels), measured from the worker's start: 0.06 GiB. Fitted to the
+// single-GPU "non_torch_memory" lines of vLLM V0 >= 0.6.5 (0.11, 0.05, 0.03 GiB; the same
+// measurement as V1) and of the V1 16 GB log (0.06 GiB).
+inline constexpr uint64_t kNonTorchBytes = 60 * kGiB / 1000;
+// NCCL buffers per peer rank, counted as non-torch memory while the worker's baseline snapshot
+// preceded the distributed init (vLLM V0 and V1 < 0.11): fitted to one log, 0.21 GiB on a TP4
+// L40S worker (v0.10.2) = 0.06 + 3 x 0.05.
+inline constexpr uint64_t kNcclPerPeerBytes = 50 * kGiB / 1000;
+// The CUDA context and runtime of a worker (vLLM 0.6.4 and V1 <= 0.9.0 count it as non-torch;
+// SGLang's free memory at start excludes it): 0.29 GiB, fitted to vLLM 0.6.4's RTX 3090 line
+// non_torch_memory=0.35GiB less kNonTorchBytes.
+inline constexpr uint64_t kCudaContextBytes = 290 * kGiB / 1000;
+// Non-torch memory of an Ascend worker (CANN runtime, HCCL, operator workspaces): 1.0 GiB,
+// fitted to the two ranks of one vllm-ascend 310P log (1.05 and 1.00 GiB).
+inline constexpr uint64_t kNpuNonTorchBytes = kGiB;
+// CUDA-graph memory per decoder layer (piecewise graphs, capture sizes up to 512): 18 MiB,
+// fitted to three "Graph capturing finished ... took X GiB" lines (granite-4.0-micro 0.72 GiB /
+// 40 layers, Qwen2.5-1.5B 0.49 / 28, Qwen2.5-7B-AWQ 0.48 / 28); MoE layers 37.5 MiB from one
+// (Qwen3-235B-A22B TP4: 3.45 GiB / 94 layers).
+inline constexpr uint64_t kGraphBytesPerLayer = 18 * kMiB;
+inline constexpr uint64_t kMoeGraphBytesPerLayer = 75 * kMiB / 2;
+// vLLM V1's sampler on the profile's dummy batch (vllm/v1/sample/sampler.py and
+// ops/topk_topp_sampler.py apply_top_k_top_p, read at v0.11): live at its peak (the scatter
+// back to vocab order) per logit: the model-dtype logits + their fp32 copy 4 + sorted values 4
+// + sort indices (int64) 8 + top-k mask 1 + sorted softmax 4 + top-p mask 1 + scattered 4,
+// i.e. activation bytes + 26. Derived from the code; the 16 GB V1 log measured 1.04 GiB where
+// this gives 1.03.
+inline constexpr uint32_t kV1SamplerBytesPerLogitBeyondDtype = 26;
+// vLLM V0's sampler: 38 B per logit, fitted to the two V0 0.7.x logs whose activation peak is
+// the sampler's (Qwen2.5-Math-1.5B 1.40 GiB, Qwen2.5-7B 4-bit 1.42 GiB, 256 x 151,936-152,064
+// logits). The code's live set at the scatter is 32 B; the CUDA sort's temporaries add the rest.
+inline constexpr uint32_t kV0SamplerBytesPerLogit = 38;
+// MindIE's post-processing: model-dtype logits and an fp32 copy, 6 B per logit (an
+// assumption: no MindIE log with an activation figure was found).
+inline constexpr uint32_t kMindieSamplerBytesPerLogit = 6;
+
+// What every rule reads.
+struct Inputs {
+  const ModelSpec& model;
+  const DeviceSpec& device;
+  const CapacityQuery& capacity;
+  const EngineQuery& query;
+  EngineVersion version;
+  uint64_t total_bytes = 0;
+  uint64_t max_model_len = 0;
+};
+
+Status vllm_v1_budget(const Inputs& in, EngineBudget* out);
+Status vllm_v0_budget(const Inputs& in, EngineBudget* out);
+Status vllm_ascend_budget(const Inputs& in, EngineBudget* out);
+Status sglang_budget(const Inputs& in, EngineBudget* out);
+Status mindie_budget(const Inputs& in, EngineBudget* out);
+
+// Shared pieces of the rules.
+void set_requested(const Inputs& in, double default_utilization, const std::string& name,
+                   const std::string& source, EngineBudget* out);
+SetAsideTerm weights_term(const Inputs& in, const std::string& source);
+// The activation term of a profile run and the rows it sampled.
+SetAsideTerm activation_term(const Inputs& in, const ProfileBatch& batch,
+                             uint32_t sampler_bytes_per_logit, const std::string& source);
+SetAsideTerm graph_term(const Inputs& in, const std::string& name, const std::string& source);
+// "1.23 GiB" style with the exact bytes: "1,320,702,443 B (1.23 GiB)".
+std::string bytes_text(uint64_t bytes);
+// The activation dtype: the weight dtype when 16-bit or wider, else fp16/bf16 (16 bits).
+DType activation_dtype(DType weight_dtype);
+
+}  // namespace kvsim::engine_rules

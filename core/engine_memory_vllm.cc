@@ -1,0 +1,213 @@
+// vLLM's budgets: the V1 engine, the V0 engine and vllm-ascend (which runs vLLM's engine with
+// an NPU worker). Sources are read from vLLM's and vllm-ascend's history (docs/engine_memory.md
+// gives commits and quotes).
+#include <algorithm>
+
+#include "core/engine_memory_rules.h"
+#include "core/text_format.h"
+
+namespace kvsim::engine_rules {
+namespace {
+
+constexpr EngineVersion kV1MemoryProfiler{0, 9, 1};    // PR #19312: MemorySnapshot baseline
+constexpr EngineVersion kV1NcclInBaseline{0, 11, 0};   // PR #25359: snapshot after dist. init
+constexpr EngineVersion kV1GraphEstimate{0, 18, 0};    // PR #30515: profile_cudagraph_memory
+constexpr EngineVersion kV1GraphDefault{0, 21, 0};     // PR #38284: subtracted, util 0.92
+constexpr EngineVersion kAscendProfiler{0, 15, 0};     // #6625: upstream memory_profiling
+constexpr EngineVersion kAscend310pHalving{0, 18, 0};  // #7372: NPUWorker310 // 2
+
+constexpr char kV1WorkerSource[] =
+    "vllm/v1/worker/gpu_worker.py determine_available_memory (requested_memory = "
+    "init_snapshot.total_memory * gpu_memory_utilization)";
+constexpr char kV1WeightsSource[] =
+    "GPUModelRunner.load_model: model_memory_usage (\"Model loading took X GiB\")";
+constexpr char kV1ProfileSource[] =
+    "GPUModelRunner.profile_run: _dummy_run(max_num_batched_tokens) + _dummy_sampler_run "
+    "(torch_peak_increase)";
+constexpr char kNonTorchSource[] =
+    "memory_profiling: non_torch_increase since the worker's snapshot (vllm/utils.py, "
+    "vllm/utils/mem_utils.py)";
+constexpr char kV1GraphSource[] =
+    "gpu_worker.py: cudagraph_memory_estimate (profile_cudagraph_memory, >= 0.18; subtracted "
+    "by default from 0.21)";
+
+double vllm_default_utilization(const EngineVersion& version) {
+  return version >= kV1GraphDefault ? 0.92 : 0.9;
+}
+
+bool contains(const std::string& text, std::string_view part) {
+  return text.find(part) != std::string::npos;
+}
+
+// vllm/engine/arg_utils.py get_batch_defaults / _set_default_args_v1, by version: a large
+// device gets 8192 batched tokens (`vllm serve`; 16384 in the LLM class) and 1024 sequences,
+// others 2048 (8192) and 256. "Large": >= 70 GiB and not an A100 (0.9.0 on), >= 70 GiB
+// (0.8.5), an H100/H200 by name (0.8.0 - 0.8.4; 1024 sequences everywhere before 0.8.4).
+void resolve_v1_batch(const Inputs& in, EngineBudget* out) {
+  const EngineVersion& v = in.version;
+  const bool big_memory = in.total_bytes >= 70 * kGiB;
+  const bool big = v >= EngineVersion{0, 9, 0} ? big_memory && !contains(in.device.name, "a100")
+                   : v >= EngineVersion{0, 8, 5}
+                       ? big_memory
+                       : contains(in.device.name, "h100") || contains(in.device.name, "h200");
+  const bool server = in.query.entry_point == EntryPoint::kServer;
+  const uint32_t default_tokens = big ? (server ? 8192 : 16384) : (server ? 2048 : 8192);
+  const uint32_t default_seqs = v >= EngineVersion{0, 8, 4} ? (big ? 1024 : 256) : 1024;
+  out->chunked_prefill = in.query.chunked_prefill.value_or(true);
+  const uint64_t unchunked = std::max<uint64_t>(in.max_model_len, 2048);
+  out->max_num_batched_tokens =
+      in.query.max_num_batched_tokens > 0 ? in.query.max_num_batched_tokens
+      : out->chunked_prefill              ? default_tokens
+                             : static_cast<uint32_t>(std::min<uint64_t>(unchunked, 1u << 30));
+  out->max_num_seqs = in.query.max_num_seqs > 0
+                          ? in.query.max_num_seqs
+                          : std::min(default_seqs, out->max_num_batched_tokens);
+}
+
+ProfileBatch profile_batch(const EngineBudget& out) {
+  return {out.max_num_batched_tokens,
+          std::min<uint64_t>(out.max_num_seqs, out.max_num_batched_tokens)};
+}
+
+uint32_t v1_sampler_bytes(const Inputs& in) {
+  return dtype_bits(activation_dtype(in.capacity.weight_dtype)) / 8 +
+         kV1SamplerBytesPerLogitBeyondDtype;
+}
+
+// Non-torch memory of a GPU worker; before the snapshot moved after the distributed init,
+// NCCL's buffers count too.
+SetAsideTerm gpu_non_torch_term(const Inputs& in, bool nccl_counted) {
+  const uint64_t peers = in.capacity.tp - 1;
+  const uint64_t nccl = nccl_counted ? peers * kNcclPerPeerBytes : 0;
+  std::string formula = format_bytes(kNonTorchBytes) + " per worker";
+  if (nccl_counted && peers > 0) {
+    formula += " + " + std::to_string(peers) + " peers x " + format_bytes(kNcclPerPeerBytes) +
+               " NCCL buffers";
+  }
+  return {"non-torch memory", kNonTorchBytes + nccl, formula, kNonTorchSource};
+}
+
+// What a version charges beyond its own allocations: the CUDA context and other processes'
+// memory, where non-torch memory is measured as total - free - torch_allocated.
+SetAsideTerm context_term(const Inputs& in, const std::string& source) {
+  std::string formula = "CUDA context " + format_bytes(kCudaContextBytes);
+  if (in.query.device_used_bytes > 0)
+    formula += " + other processes " + format_bytes(in.query.device_used_bytes);
+  return {"CUDA context and other processes", kCudaContextBytes + in.query.device_used_bytes,
+          formula, source};
+}
+
+void add_graph_term(const Inputs& in, bool default_subtract, const std::string& name,
+                    const std::string& source, EngineBudget* out) {
+  if (in.query.enforce_eager) {
+    out->notes.push_back("enforce_eager: no graphs are captured");
+    return;
+  }
+  out->graphs_subtracted = in.query.cuda_graph_memory.value_or(default_subtract);
+  if (out->graphs_subtracted) {
+    out->terms.push_back(graph_term(in, name, source));
+  } else {
+    out->notes.push_back(name +
+                         " not subtracted: captured after the KV cache is allocated, out of the "
+                         "1 - utilization slack (--cuda-graph-memory subtract models it)");
+  }
+}
+
+}  // namespace
+
+Status vllm_v1_budget(const Inputs& in, EngineBudget* out) {
+  const EngineVersion& v = in.version;
+  set_requested(in, vllm_default_utilization(v), "gpu_memory_utilization", kV1WorkerSource, out);
+  resolve_v1_batch(in, out);
+  out->terms.push_back(weights_term(in, kV1WeightsSource));
+  out->terms.push_back(
+      activation_term(in, profile_batch(*out), v1_sampler_bytes(in), kV1ProfileSource));
+  out->terms.push_back(gpu_non_torch_term(in, v < kV1NcclInBaseline));
+  if (v < kV1MemoryProfiler) {
+    out->terms.push_back(
+        context_term(in, "gpu_worker.py (<= 0.9.0): non_torch = total - free - torch_allocated"));
+  }
+  add_graph_term(in, v >= kV1GraphDefault, "CUDA graphs", kV1GraphSource, out);
+  if (out->graphs_subtracted && v < kV1GraphEstimate) {
+    out->notes.push_back("vLLM before 0.18 has no graph estimate; kvsim subtracts its own");
+  }
+  return Status::ok();
+}
+
+Status vllm_v0_budget(const Inputs& in, EngineBudget* out) {
+  const EngineVersion& v = in.version;
+  set_requested(in, 0.9, "gpu_memory_utilization",
+                "vllm/worker/worker.py determine_num_available_blocks: num_gpu_blocks = "
+                "(total_gpu_memory * gpu_memory_utilization - peak_memory) // cache_block_size",
+                out);
+  // vllm/engine/arg_utils.py (0.6 on): chunked prefill is enabled for max_model_len > 32K on
+  // CUDA without a sliding window; vllm/config.py SchedulerConfig: 512 (0.5 - 0.6) or 2048
+  // (0.7 on) batched tokens with it, max(max_model_len, 2048) without.
+  const bool auto_chunked = v >= EngineVersion{0, 6, 0} && in.max_model_len > 32768 &&
+                            in.model.sliding_window_tokens == 0 && in.device.vendor == "nvidia";
+  out->chunked_prefill = in.query.chunked_prefill.value_or(auto_chunked);
+  const uint64_t unchunked = std::max<uint64_t>(in.max_model_len, 2048);
+  const uint32_t chunked_tokens = v >= EngineVersion{0, 7, 0} ? 2048 : 512;
+  out->max_num_batched_tokens =
+      in.query.max_num_batched_tokens > 0 ? in.query.max_num_batched_tokens
+      : out->chunked_prefill              ? chunked_tokens
+                             : static_cast<uint32_t>(std::min<uint64_t>(unchunked, 1u << 30));
+  out->max_num_seqs = in.query.max_num_seqs > 0 ? in.query.max_num_seqs : 256;
+  out->terms.push_back(
+      weights_term(in, "ModelRunner.load_model (\"Loading model weights took X GB\")"));
+  out->terms.push_back(activation_term(
+      in, profile_batch(*out), kV0SamplerBytesPerLogit,
+      "ModelRunner.profile_run: max_num_seqs prompts summing to max_num_batched_tokens, "
+      "sampled with top_k = vocab - 1, top_p 0.99"));
+  out->terms.push_back(gpu_non_torch_term(in, true));
+  if (v >= EngineVersion{0, 6, 4} && v < EngineVersion{0, 6, 5}) {
+    out->terms.push_back(
+        context_term(in, "worker.py (0.6.4, #9352): non_torch = total - free - torch_allocated"));
+  }
+  out->notes.push_back("CUDA graphs are captured after the KV cache (V0): not in the budget");
+  return Status::ok();
+}
+
+Status vllm_ascend_budget(const Inputs& in, EngineBudget* out) {
+  const EngineVersion& v = in.version;
+  const char* worker =
+      v < kAscendProfiler ? "vllm_ascend/worker/worker_v1.py NPUWorker.determine_available_memory: "
+                            "total_npu_memory * gpu_memory_utilization - peak_memory"
+                          : "vllm_ascend/worker/worker.py (>= 0.15): upstream memory_profiling, "
+                            "requested_memory - non_kv_cache_memory";
+  set_requested(in, vllm_default_utilization(v), "gpu_memory_utilization", worker, out);
+  resolve_v1_batch(in, out);
+  out->block_size = 128;  // vllm_ascend/platform.py: cache_config.block_size = 128
+  out->terms.push_back(weights_term(in, "NPUModelRunner.load_model"));
+  out->terms.push_back(
+      activation_term(in, profile_batch(*out), v1_sampler_bytes(in),
+                      "NPUModelRunner.profile_run (vLLM's dummy run and sampler)"));
+  out->terms.push_back(
+      {"non-torch memory", kNpuNonTorchBytes,
+       format_bytes(kNpuNonTorchBytes) + " per NPU worker (CANN runtime, HCCL)",
+       v < kAscendProfiler ? "worker_v1.py: total - free - torch_allocated" : kNonTorchSource});
+  if (v < kAscendProfiler && in.query.device_used_bytes > 0) {
+    out->terms.push_back({"other processes", in.query.device_used_bytes,
+                          "memory other processes hold, charged by total - free",
+                          "worker_v1.py (<= 0.14): non_torch = total - free - torch_allocated"});
+  }
+  const bool halves = v >= kAscend310pHalving && in.device.kv_memory_factor < 1.0;
+  if (halves) {
+    if (in.query.device_used_bytes > 0) {
+      out->terms.push_back({"non-torch memory cleared by empty_cache", in.query.device_used_bytes,
+                            "other processes' memory, subtracted again (vllm-ascend issue #14274)",
+                            "vllm_ascend/_310p/worker_310p.py"});
+    }
+    out->kv_factor = in.device.kv_memory_factor;
+    out->kv_factor_source =
+        "vllm_ascend/_310p/worker_310p.py NPUWorker310 (>= 0.18.0rc1, #7372): \"Divide the "
+        "available memory by 2\" (\"halved for workspace\")";
+  } else if (in.device.kv_memory_factor < 1.0) {
+    out->notes.push_back("the 310P worker halves the budget only from vllm-ascend 0.18.0rc1");
+  }
+  add_graph_term(in, false, "NPU graph memory", "vllm-ascend worker: graph pool bytes (#8289)",
+                 out);
+  return Status::ok();
+}
+
+}  // namespace kvsim::engine_rules

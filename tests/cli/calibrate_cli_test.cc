@@ -1,0 +1,136 @@
+// `kvsim calibrate --from-log` on real start-up logs posted in public issue threads
+// (tests/data/startup_logs/cases.tsv; SOURCES.md cites each): the parser reads the log's KV
+// pool as printed, the calibration reproduces it exactly, and the deployment file it writes
+// gives `kvsim capacity --deployment` the same pool. Bad input exits 2 with the file named.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/cli/run_cli.h"
+#include "tests/test_data.h"
+
+namespace kvsim::testing {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+struct LogCase {
+  std::string id;
+  std::string flags;  // model/device paths relative to tests/data/engine_memory
+  std::string unit;   // "blocks" or "tokens"
+  uint64_t pool = 0;  // what the log printed
+};
+
+std::filesystem::path data_root() { return source_dir() / "tests" / "data"; }
+
+std::vector<LogCase> read_cases() {
+  std::ifstream in(data_root() / "startup_logs" / "cases.tsv");
+  std::vector<LogCase> cases;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream row(line);
+    LogCase c;
+    std::string pool;
+    std::getline(row, c.id, '\t');
+    std::getline(row, c.flags, '\t');
+    std::getline(row, pool, '\t');
+    std::istringstream words(pool);
+    words >> c.unit >> c.pool;
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+// Relative preset paths in the flags, made absolute.
+std::string absolute_flags(const std::string& flags) {
+  const std::string base = (data_root() / "engine_memory").string() + "/";
+  std::string out;
+  std::istringstream words(flags);
+  std::string word;
+  while (words >> word) {
+    if (word.rfind("models/", 0) == 0 || word.rfind("devices/", 0) == 0) word = base + word;
+    out += " " + word;
+  }
+  return out;
+}
+
+TEST(CalibrateCliTest, EveryRealLogIsReproducedExactly) {
+  const std::vector<LogCase> cases = read_cases();
+  ASSERT_GE(cases.size(), 10u);
+  const auto deployment = std::filesystem::temp_directory_path() /
+                          ("kvsim_calibrate_" + std::to_string(::getpid()) + ".yaml");
+  for (const LogCase& c : cases) {
+    SCOPED_TRACE(c.id);
+    const auto log = data_root() / "startup_logs" / (c.id + ".log");
+    const CliResult result =
+        run_kvsim("calibrate --from-log " + log.string() + absolute_flags(c.flags) + " --json -o " +
+                  deployment.string());
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const json out = json::parse(result.out, nullptr, /*allow_exceptions=*/false);
+    const json& calibrated = out["calibrated"];
+    EXPECT_TRUE(calibrated["exact"].get<bool>());
+    const char* key = c.unit == "blocks" ? "num_blocks" : "kv_tokens";
+    EXPECT_EQ(calibrated[key].get<uint64_t>(), c.pool);
+    // The figure as parsed is the one the log printed.
+    const std::string figure = c.unit == "blocks" ? "KV blocks" : "KV cache size";
+    bool parsed = false;
+    for (const json& row : out["figures"]) {
+      if (row["name"] == figure)
+        parsed = row["logged"].get<double>() == static_cast<double>(c.pool);
+    }
+    EXPECT_TRUE(parsed) << figure << " not read as " << c.pool;
+    const CliResult replay = run_kvsim("capacity --deployment " + deployment.string() + " --json");
+    ASSERT_EQ(replay.exit_code, 0) << replay.err;
+    const json capacity = json::parse(replay.out, nullptr, /*allow_exceptions=*/false);
+    EXPECT_EQ(capacity["num_blocks"].get<uint64_t>(), calibrated["num_blocks"].get<uint64_t>());
+  }
+  std::filesystem::remove(deployment);
+}
+
+TEST(CalibrateCliTest, EmptyForeignAndUnderspecifiedLogsExit2NamingTheFile) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto empty = dir / ("kvsim_empty_" + std::to_string(::getpid()) + ".log");
+  const auto foreign = dir / ("kvsim_foreign_" + std::to_string(::getpid()) + ".log");
+  std::ofstream(empty).close();
+  std::ofstream(foreign) << "gcc -c foo.c\nld foo.o\n";
+  for (const auto& path : {empty, foreign}) {
+    const CliResult result = run_kvsim("calibrate --from-log " + path.string());
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_THAT(result.err, HasSubstr(path.string()));
+  }
+  std::filesystem::remove(empty);
+  std::filesystem::remove(foreign);
+  const auto log = data_root() / "startup_logs" / "v1_0.11.0_granite-4.0-micro_l40s.log";
+  const CliResult no_model = run_kvsim("calibrate --from-log " + log.string());
+  EXPECT_EQ(no_model.exit_code, 2);
+  EXPECT_THAT(no_model.err, HasSubstr("give --model"));
+}
+
+// One `calibrate` subcommand, two modes: the shared flags parse in either, each mode's own
+// flags refuse the other mode, and neither mode given is an error saying both.
+TEST(CalibrateCliTest, TheTwoModesShareOneSubcommandAndRefuseEachOthersFlags) {
+  const auto log = data_root() / "startup_logs" / "v1_0.11.0_granite-4.0-micro_l40s.log";
+  const CliResult fit = run_kvsim("calibrate --from-log " + log.string() + " --fit a100");
+  EXPECT_EQ(fit.exit_code, 2);
+  EXPECT_THAT(fit.out + fit.err, HasSubstr("excludes"));
+  const CliResult csv = run_kvsim("calibrate measured.csv --from-log " + log.string());
+  EXPECT_EQ(csv.exit_code, 2);
+  EXPECT_THAT(csv.out + csv.err, HasSubstr("excludes"));
+  const CliResult neither = run_kvsim("calibrate --device a100-80g --tp 2");
+  EXPECT_EQ(neither.exit_code, 2);
+  EXPECT_THAT(neither.err, HasSubstr("MEASUREMENTS.csv or --from-log"));
+  const CliResult shape = run_kvsim("calibrate --from-log " + log.string() + " --layers 4");
+  EXPECT_EQ(shape.exit_code, 2);
+  EXPECT_THAT(shape.err, HasSubstr("--from-log takes the model as --model"));
+}
+
+}  // namespace
+}  // namespace kvsim::testing
