@@ -7,6 +7,7 @@
 
 #include "core/data_dir.h"
 #include "core/presets.h"
+#include "core/yaml_io.h"
 #include "simulator/run/cluster_run.h"
 #include "simulator/run/engine_run.h"
 
@@ -19,10 +20,18 @@ std::string caller_path(const std::string& path) {
   return std::filesystem::absolute(path).lexically_normal().string();
 }
 
+// The scenario's own tree: the preset or file, or the YAML text given.
+StatusOr<ConfigNode> base_tree(const ScenarioRequest& r) {
+  if (r.scenario_yaml.empty()) return load_scenario_tree(r.scenario, {});
+  KVSIM_ASSIGN_OR_RETURN(ConfigNode tree, parse_yaml(r.scenario_yaml, r.scenario));
+  if (!tree.is_map()) return error_at(tree.mark(), "a scenario must be a map of fields");
+  return tree;
+}
+
 // The scenario tree with the request's changes: a trace replaces a synthetic workload; the
 // overrides come last, so they win.
 StatusOr<ConfigNode> requested_tree(const ScenarioRequest& r) {
-  KVSIM_ASSIGN_OR_RETURN(ConfigNode tree, load_scenario_tree(r.scenario, {}));
+  KVSIM_ASSIGN_OR_RETURN(ConfigNode tree, base_tree(r));
   std::vector<std::string> overrides;
   if (!r.trace.empty()) {
     if (ConfigNode* workload = tree.find("workload"); workload != nullptr && workload->is_map()) {
@@ -45,7 +54,7 @@ StatusOr<ConfigNode> requested_tree(const ScenarioRequest& r) {
 StatusOr<Scenario> load_requested_scenario(const ScenarioRequest& request) {
   KVSIM_ASSIGN_OR_RETURN(ConfigNode tree, requested_tree(request));
   std::string base_dir;
-  if (looks_like_path(request.scenario)) {
+  if (request.scenario_yaml.empty() && looks_like_path(request.scenario)) {
     base_dir = std::filesystem::path(request.scenario).parent_path().string();
     if (base_dir.empty()) base_dir = ".";
   }

@@ -35,7 +35,11 @@ struct SimulationSetup : EngineSetup {
 // What a front end asks to simulate (`kvsim simulate`, `kvsim.simulate()` in python/): a
 // scenario preset or YAML file and the changes asked on top of it.
 struct ScenarioRequest {
-  std::string scenario;                // preset name (`kvsim presets`) or YAML path
+  std::string scenario;  // preset name (`kvsim presets`) or YAML path
+  // A scenario given as YAML text instead (a Python dict, as JSON): `scenario` then only names
+  // it in messages and is its default name; relative paths in it resolve against the working
+  // directory.
+  std::string scenario_yaml;
   std::string trace;                   // a trace file replacing the workload; "" = the scenario's
   std::string trace_format;            // auto, mooncake, azure, burstgpt, csv; "" = the scenario's
   bool skip_bad_rows = false;          // skip (and count) malformed trace rows
