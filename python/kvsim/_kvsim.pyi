@@ -1,4 +1,4 @@
-# Type stubs of the extension _kvsim (python/src/module.cc); the package kvsim wraps it.
+# Type stubs of the extension _kvsim (python/src/module.cc, runs.cc); the package kvsim wraps it.
 from typing import Callable, Optional
 
 class Error(ValueError):
@@ -13,7 +13,15 @@ def capacity_json(model: str, device: str, *, dtype: Optional[str],
                   max_num_seqs: Optional[int], cuda_graph_memory: Optional[bool],
                   enforce_eager: Optional[bool], entry_point: Optional[str],
                   device_used_bytes: Optional[int]) -> str: ...
-def simulate_json(scenario: str, overrides: list[str], trace: str, trace_format: str,
-                  skip_bad_rows: bool, seed: Optional[int], out_dir: str,
+def layout_json(model: str, device: str, dtype: Optional[str], block_size: Optional[int],
+                locate: Optional[tuple[int, int, int]]) -> str: ...
+def simulate_json(scenario: str, scenario_yaml: str, overrides: list[str], trace: str,
+                  trace_format: str, skip_bad_rows: bool, seed: Optional[int], out_dir: str,
                   progress: Optional[Callable[[float], None]]) -> str: ...
+def ppl_json(policies: list[str], budgets: list[int], checkpoint: Optional[str],
+             tokenizer: Optional[str], text: Optional[str], kv_layout: Optional[str],
+             kv_dtype: Optional[str], block_size: Optional[int], ctx: Optional[int],
+             max_tokens: Optional[int], progress: Optional[Callable[[float], None]]) -> str: ...
+def sweep_run(spec: str, spec_yaml: str, out_dir: str, jobs: int,
+              progress: Optional[Callable[[int, int], None]]) -> dict[str, int]: ...
 def presets() -> dict[str, list[str]]: ...

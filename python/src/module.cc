@@ -1,52 +1,31 @@
 // _kvsim: the C++ half of the Python module kvsim (python/kvsim/__init__.py is the other half).
 //
 // Thin by contract: each function maps its arguments onto the libraries' own structs, calls
-// core or the simulator's façade (simulator/simulation.h) and returns the JSON text the CLI
-// prints for the same inputs (core/capacity_json.h, summary_to_json), which kvsim/__init__.py
-// turns into dicts, so the numbers are the CLI's byte for byte. A bad input's Status becomes
-// kvsim.Error carrying the Status's message (the CLI's, "file:line:column: ..." for YAML);
-// no C++ exception other than the ones pybind11 translates reaches Python.
-//
-// The GIL is released while a simulation runs; every progress period (the engine's, 2^15
-// events) the run takes it back to check for signals (Ctrl-C: the run stops through
-// RunOptions::stop and KeyboardInterrupt is raised) and to call the caller's progress.
-#include <pybind11/functional.h>
+// core, the kernels or the simulator's façade (simulator/simulation.h) and returns the JSON
+// text the CLI prints for the same inputs (core/capacity_json.h, core/layout_json.h,
+// summary_to_json, kernels/ppl_json.h), which kvsim/__init__.py turns into dicts, so the
+// numbers are the CLI's byte for byte. A bad input's Status becomes kvsim.Error carrying the
+// Status's message (the CLI's, "file:line:column: ..." for YAML); no C++ exception other than
+// the ones pybind11 translates reaches Python. The runs (simulate, ppl, sweep) are in runs.cc.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <atomic>
 #include <optional>
-#include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
 #include "core/capacity_json.h"
 #include "core/capacity_plan.h"
 #include "core/dtype.h"
+#include "core/layout_json.h"
 #include "core/presets.h"
-#include "simulator/simulation.h"
-
-namespace py = pybind11;
+#include "python/src/binding_util.h"
+#include "python/src/runs.h"
 
 namespace kvsim::python {
 namespace {
-
-// Raised as kvsim.Error (a ValueError) with the Status's message.
-class StatusError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-void raise_if_error(const Status& status) {
-  if (!status.is_ok()) throw StatusError(status.message());
-}
-
-template <typename T>
-T value_or_raise(StatusOr<T> result) {
-  raise_if_error(result.status());
-  return std::move(*result);
-}
 
 // The capacity options a caller gave; empty = the CLI's default (CapacityQuery's, and the
 // engine's: EngineQuery's).
@@ -156,36 +135,24 @@ CapacityArgs capacity_args(const py::kwargs& kw) {
   return a;
 }
 
-using ProgressFn = std::function<void(double)>;
+using Locate = std::tuple<uint64_t, uint32_t, uint32_t>;  // token, head, dim
 
-// Runs one scenario with the GIL released; returns the summary JSON (`kvsim simulate --json`).
-std::string simulate_json(const sim::ScenarioRequest& request, const std::string& out_dir,
-                          const std::optional<ProgressFn>& progress) {
-  const sim::Scenario scenario = value_or_raise(sim::load_requested_scenario(request));
-  const sim::SimulationSetup setup = value_or_raise(sim::prepare_simulation(scenario));
-  std::atomic<bool> stop{false};
-  std::optional<py::error_already_set> python_error;  // touched only with the GIL held
-  sim::RunOptions run;
-  run.out_dir = out_dir;
-  run.stop = &stop;
-  run.progress = [&](const sim::Progress& p) {
-    py::gil_scoped_acquire gil;
-    if (python_error) return;
-    try {
-      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-      if (progress) (*progress)(p.fraction);
-    } catch (py::error_already_set& e) {
-      python_error = std::move(e);
-      stop = true;
-    }
-  };
-  std::optional<StatusOr<sim::Summary>> summary;
-  {
-    py::gil_scoped_release nogil;
-    summary = sim::run_simulation(setup, run);
+// `kvsim layout --json`.
+std::string layout_json(const std::string& model_name, const std::string& device_name,
+                        const std::optional<std::string>& dtype_name,
+                        std::optional<uint32_t> block_size, const std::optional<Locate>& locate) {
+  const ModelSpec model = value_or_raise(load_model(model_name));
+  std::optional<DeviceSpec> device;
+  if (!device_name.empty()) device = value_or_raise(load_device(device_name));
+  const DType dtype = dtype_name ? value_or_raise(parse_dtype(*dtype_name)) : DType::kFp16;
+  const BlockLayout layout =
+      model_block_layout(model, device ? &*device : nullptr, dtype, block_size.value_or(0));
+  std::optional<LayoutPick> pick;
+  if (locate) {
+    pick = LayoutPick{std::get<0>(*locate), std::get<1>(*locate), std::get<2>(*locate)};
+    raise_if_error(check_layout_pick(*pick, layout));
   }
-  if (python_error) throw std::move(*python_error);
-  return sim::summary_to_json(value_or_raise(std::move(*summary)), /*with_wall=*/true).dump();
+  return layout_to_json(model, dtype, layout, pick).dump();
 }
 
 py::dict preset_lists() {
@@ -210,17 +177,8 @@ PYBIND11_MODULE(_kvsim, m) {
         return capacity_json(model, device, capacity_args(kw));
       },
       py::arg("model"), py::arg("device"));
-  m.def(
-      "simulate_json",
-      [](const std::string& scenario, const std::vector<std::string>& overrides,
-         const std::string& trace, const std::string& trace_format, bool skip_bad_rows,
-         std::optional<uint64_t> seed, const std::string& out_dir,
-         std::optional<ProgressFn> progress) {
-        kvsim::sim::ScenarioRequest request{scenario,      trace, trace_format,
-                                            skip_bad_rows, seed,  overrides};
-        return simulate_json(request, out_dir, progress);
-      },
-      py::arg("scenario"), py::arg("overrides"), py::arg("trace"), py::arg("trace_format"),
-      py::arg("skip_bad_rows"), py::arg("seed"), py::arg("out_dir"), py::arg("progress"));
+  m.def("layout_json", &layout_json, py::arg("model"), py::arg("device"), py::arg("dtype"),
+        py::arg("block_size"), py::arg("locate"));
+  def_runs(m);
   m.def("presets", &preset_lists, "Embedded preset names by kind (the folders under presets/).");
 }

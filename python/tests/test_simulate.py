@@ -179,3 +179,65 @@ def test_a_cluster_run_gives_the_cli_files(cli, tmp_path):
         pandas.testing.assert_frame_equal(result.tables[name],
                                           pandas.read_csv(tmp_path / (name + ".csv")))
     assert without_wall(result.summary) == without_wall(json.loads(out))
+
+
+SMALL_SCENARIO = {
+    "name": "from-a-dict",
+    "model": "llama3-8b",
+    "device": "a100-80g",
+    "seed": 3,
+    "cache": {"block_size": 32, "eviction": "lru"},
+    "workload": {"synthetic": {"num_requests": 200, "rate": 5,
+                               "prompt_tokens": {"dist": "fixed", "value": 700},
+                               "output_tokens": {"dist": "fixed", "value": 40}}},
+}
+
+
+def test_a_dict_scenario_equals_the_cli_on_the_same_file(cli_json, tmp_path):
+    scenario = tmp_path / "from-a-dict.yaml"
+    scenario.write_text(json.dumps(SMALL_SCENARIO, indent=1))  # JSON is YAML
+    result = kvsim.simulate(SMALL_SCENARIO, set={"cache.prefix_caching": False})
+    expected = cli_json("simulate", scenario, "--set", "cache.prefix_caching=false")
+    assert without_wall(result.summary) == without_wall(expected)
+    assert result.summary["scenario"] == "from-a-dict"
+    assert len(result.requests) == 200
+
+
+def test_a_bad_dict_names_its_line_and_column(cli_error, tmp_path):
+    bad = dict(SMALL_SCENARIO, cache={"block_size": 32, "evictoin": "lru"})
+    scenario = tmp_path / "bad.yaml"
+    scenario.write_text(json.dumps(bad, indent=1))
+    with pytest.raises(kvsim.Error) as raised:
+        kvsim.simulate(bad)
+    message = str(raised.value)
+    assert message.startswith("<scenario dict>:8:")
+    assert "evictoin" in message
+    assert message == cli_error("simulate", scenario).replace(str(scenario), "<scenario dict>")
+
+
+
+# Without pandas the tables are {column: numpy array}; the child hides pandas from the import.
+NO_PANDAS = textwrap.dedent("""
+    import json, sys
+    sys.modules["pandas"] = None
+    import numpy, kvsim
+    r = kvsim.simulate("default", set={"workload.synthetic.num_requests": 300}, seed=7)
+    assert all(isinstance(c, numpy.ndarray) for c in r.requests.values())
+    print(json.dumps({name: {col: [v.item() if hasattr(v, "item") else v for v in values]
+                             for col, values in table.items()}
+                      for name, table in r.tables.items()}))
+""")
+
+
+def test_without_pandas_tables_are_numpy_arrays(tmp_path):
+    done = subprocess.run([sys.executable, "-c", NO_PANDAS], capture_output=True, text=True,
+                          env=dict(os.environ), timeout=120)
+    assert done.returncode == 0, done.stderr
+    tables = json.loads(done.stdout)
+    expected = kvsim.simulate("default", set={"workload.synthetic.num_requests": 300}, seed=7)
+    assert sorted(tables) == sorted(expected.tables)
+    for name, frame in expected.tables.items():
+        assert list(tables[name]) == list(frame.columns)
+        for column in frame.columns:
+            got = pandas.Series(tables[name][column], name=column, dtype=frame[column].dtype)
+            pandas.testing.assert_series_equal(got, frame[column])
