@@ -5,8 +5,13 @@
 #include <pybind11/pybind11.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "core/status.h"
@@ -31,12 +36,51 @@ T value_or_raise(StatusOr<T> result) {
   return std::move(*result);
 }
 
-// The Python side of a run with the GIL released. `call` (from the run's callbacks, on any
-// thread) takes the GIL, checks for signals (Ctrl-C: on the main thread only, Python's rule)
-// and runs `f`; the first Python exception, a signal's KeyboardInterrupt included, is kept and
-// raises stop(), which the run polls. rethrow() re-raises it once the run is back (GIL held).
+// The Python side of a run with the GIL released. run(body) runs the C++ run on a worker
+// thread while the calling (main) thread waits without the GIL and, every kSignalPoll, takes
+// it to check for signals: Python handles signals on the main thread only, and a run's own
+// callbacks may come seconds apart (a PPL batch of windows). `call` (from the run's callbacks)
+// takes the GIL and runs `f`. The first Python exception, a signal's KeyboardInterrupt
+// included, is kept and raises stop(), which the run polls; rethrow() re-raises it once the
+// run is back (GIL held). The worker is joined before run() returns: no thread outlives it.
 class PythonCallbacks {
  public:
+  static constexpr std::chrono::milliseconds kSignalPoll{20};
+
+  // Called with the GIL held; returns body()'s value (rethrow() first).
+  template <typename F>
+  auto run(F&& body) -> decltype(body()) {
+    std::optional<decltype(body())> result;
+    std::exception_ptr failure;
+    std::mutex mutex;
+    std::condition_variable finished;
+    bool done = false;
+    {
+      py::gil_scoped_release nogil;
+      std::thread worker([&] {
+        try {
+          result.emplace(body());
+        } catch (...) {
+          failure = std::current_exception();
+        }
+        std::lock_guard<std::mutex> lock(mutex);
+        done = true;
+        finished.notify_one();
+      });
+      std::unique_lock<std::mutex> lock(mutex);
+      while (!finished.wait_for(lock, kSignalPoll, [&] { return done; })) {
+        lock.unlock();
+        call([] {});
+        lock.lock();
+      }
+      lock.unlock();
+      worker.join();
+    }
+    if (failure) std::rethrow_exception(failure);
+    return std::move(*result);
+  }
+
+  // Any thread; the GIL must not be held by this thread.
   template <typename F>
   void call(F&& f) {
     py::gil_scoped_acquire gil;

@@ -1,10 +1,9 @@
-// The bindings that run something long (a simulation, a perplexity measurement, a sweep): the
-// GIL is released while the C++ run goes; its progress callbacks take it back for a moment
-// (binding_util.h's PythonCallbacks), so Ctrl-C and an exception in `progress` stop a
-// simulation or a PPL measurement at the next callback. Each returns the JSON text (or the
-// folder's files) the CLI writes for the same inputs.
-#include "python/src/runs.h"
-
+// The bindings that run something long (a simulation, a perplexity measurement, a sweep). Each
+// runs on a worker thread with the GIL released while the calling thread watches for signals
+// (binding_util.h's PythonCallbacks::run); the run's progress callbacks take the GIL for a
+// moment. Ctrl-C and an exception in `progress` stop a simulation or a PPL measurement through
+// its stop flag; a sweep has none, so it finishes its points first. Each returns the JSON text
+// (or the folder's files) the CLI writes for the same inputs.
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
@@ -41,13 +40,9 @@ std::string simulate_json(const sim::ScenarioRequest& request, const std::string
       if (progress) (*progress)(p.fraction);
     });
   };
-  std::optional<StatusOr<sim::Summary>> summary;
-  {
-    py::gil_scoped_release nogil;
-    summary = sim::run_simulation(setup, run);
-  }
+  StatusOr<sim::Summary> summary = python.run([&] { return sim::run_simulation(setup, run); });
   python.rethrow();
-  return sim::summary_to_json(value_or_raise(std::move(*summary)), /*with_wall=*/true).dump();
+  return sim::summary_to_json(value_or_raise(std::move(summary)), /*with_wall=*/true).dump();
 }
 
 // `kvsim ppl --json`.
@@ -60,19 +55,15 @@ std::string ppl_json(const kernels::PplJob& job, const std::optional<ShareFn>& p
       if (progress) (*progress)(share);
     });
   };
-  std::optional<StatusOr<kernels::PplJobResult>> result;
-  {
-    py::gil_scoped_release nogil;
-    result = kernels::run_ppl_job(job, hooks);
-  }
+  StatusOr<kernels::PplJobResult> result =
+      python.run([&] { return kernels::run_ppl_job(job, hooks); });
   python.rethrow();
-  return kernels::perplexity_report_json(value_or_raise(std::move(*result)).report).dump();
+  return kernels::perplexity_report_json(value_or_raise(std::move(result)).report).dump();
 }
 
 // `kvsim sweep SPEC --out out_dir --jobs jobs`: the sweep's folder (summary.csv, points/).
-// spec_yaml non-empty: the sweep as YAML text, `spec` naming it in messages. A sweep is not
-// stopped by Ctrl-C (its points run on worker threads, where Python sees no signal); an
-// exception in progress(done, total) is raised when it ends.
+// spec_yaml non-empty: the sweep as YAML text, `spec` naming it in messages. The sweep runner
+// has no stop flag: Ctrl-C, or an exception in progress(done, total), is raised when it ends.
 py::dict sweep_run(const std::string& spec_name, const std::string& spec_yaml,
                    const std::string& out_dir, size_t jobs,
                    const std::optional<CountFn>& progress) {
@@ -89,13 +80,10 @@ py::dict sweep_run(const std::string& spec_name, const std::string& spec_yaml,
       if (progress) (*progress)(p.done, p.total);
     });
   };
-  std::optional<StatusOr<sim::SweepRunResult>> result;
-  {
-    py::gil_scoped_release nogil;
-    result = sim::run_sweep(spec, points, runner, options);
-  }
+  StatusOr<sim::SweepRunResult> result =
+      python.run([&] { return sim::run_sweep(spec, points, runner, options); });
   python.rethrow();
-  const sim::SweepRunResult done = value_or_raise(std::move(*result));
+  const sim::SweepRunResult done = value_or_raise(std::move(result));
   py::dict out;
   out["ran"] = done.ran;
   out["failed"] = done.failed;

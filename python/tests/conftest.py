@@ -9,7 +9,11 @@ the module's results with the CLI's on the same inputs.
 import json
 import os
 import pathlib
+import signal
 import subprocess
+import sys
+import textwrap
+import time
 
 import pytest
 
@@ -58,5 +62,43 @@ def cli_error(cli):
         assert code == 2, err
         assert err.startswith("kvsim: "), err
         return err[len("kvsim: "):].rstrip("\n")
+
+    return run
+
+
+# Threads are counted twice: Python's, and the process's native ones (/proc/self/task), so a
+# thread left behind by the C++ side would show too.
+CHILD = textwrap.dedent("""
+    import os, sys, threading, time
+    import kvsim
+    native_before = len(os.listdir("/proc/self/task"))
+    print("ready", flush=True)
+    start = time.monotonic()
+    try:
+        {call}
+    except KeyboardInterrupt:
+        native = len(os.listdir("/proc/self/task"))
+        print("interrupted after", time.monotonic() - start, "threads", threading.active_count(),
+              "native", native, "of", native_before, flush=True)
+        sys.exit(3 if threading.active_count() == 1 and native == native_before else 4)
+    sys.exit(5)
+""")
+
+
+@pytest.fixture
+def interrupted():
+    """Runs `call` (a run that takes minutes) in a child, sends it SIGINT after 1.5 s; returns
+    (exit code: 3 = KeyboardInterrupt with no thread left, the child's output, seconds from
+    the signal to the child's exit)."""
+
+    def run(call):
+        child = subprocess.Popen([sys.executable, "-c", CHILD.format(call=call)],
+                                 stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+        assert child.stdout.readline() == "ready\n"
+        time.sleep(1.5)  # inside the run by now
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        out, _ = child.communicate(timeout=30)
+        return child.returncode, out, time.monotonic() - sent
 
     return run

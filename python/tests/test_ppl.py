@@ -57,3 +57,9 @@ def test_progress_and_an_exception_in_it():
 
     with pytest.raises(RuntimeError, match="stop the measurement"):
         kvsim.ppl("full", progress=fail, **SHORT)
+
+
+def test_ctrl_c_stops_a_measurement_and_leaves_no_thread(interrupted):
+    code, out, stopped_s = interrupted('kvsim.ppl(["full", "sink:4,60", "h2o:16,16"])')
+    assert code == 3, out
+    assert stopped_s < 1.0, "took {:.2f} s to stop".format(stopped_s)

@@ -123,35 +123,10 @@ def test_an_exception_in_progress_stops_the_run():
     assert len(calls) == 1
 
 
-# Threads are counted twice: Python's, and the process's native ones (/proc/self/task), so a
-# thread left behind by the C++ side would show too.
-CHILD = textwrap.dedent("""
-    import os, sys, threading, time
-    import kvsim
-    native_before = len(os.listdir("/proc/self/task"))
-    print("ready", flush=True)
-    start = time.monotonic()
-    try:
-        kvsim.simulate("default", set={"workload.synthetic.num_requests": 10000000})
-    except KeyboardInterrupt:
-        native = len(os.listdir("/proc/self/task"))
-        print("interrupted after", time.monotonic() - start, "threads", threading.active_count(),
-              "native", native, "of", native_before, flush=True)
-        sys.exit(3 if threading.active_count() == 1 and native == native_before else 4)
-    sys.exit(5)
-""")
-
-
-def test_ctrl_c_stops_a_run_and_leaves_no_thread():
-    child = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, text=True,
-                             env=dict(os.environ))
-    assert child.stdout.readline() == "ready\n"
-    time.sleep(1.5)  # inside the simulation by now: ten million requests take minutes
-    sent = time.monotonic()
-    child.send_signal(signal.SIGINT)
-    out, _ = child.communicate(timeout=30)
-    stopped_s = time.monotonic() - sent
-    assert child.returncode == 3, out
+def test_ctrl_c_stops_a_run_and_leaves_no_thread(interrupted):
+    code, out, stopped_s = interrupted(
+        'kvsim.simulate("default", set={"workload.synthetic.num_requests": 10000000})')
+    assert code == 3, out
     assert "threads 1" in out
     assert stopped_s < 1.0, "took {:.2f} s to stop".format(stopped_s)
 
