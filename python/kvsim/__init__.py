@@ -108,10 +108,11 @@ def sweep(spec, *, jobs=None, out=None, progress=None):
 
 class Result:
     """One simulation: .summary (dict, `kvsim simulate --json`), .requests and .timeseries
-    (pandas DataFrames of requests.csv and timeseries.csv; dicts of numpy arrays without
-    pandas; None
-    when the scenario writes no such file), .tables (every CSV file the run wrote, by stem:
-    a cluster writes replicas, tiers and transfers instead of timeseries)."""
+    (pandas DataFrames of what requests.csv and timeseries.csv hold; dicts of numpy arrays
+    without pandas; None when the scenario's output section turns the file off), .tables
+    (every table by its file's stem: a cluster has replicas, tiers and transfers instead of
+    timeseries). A lone engine's tables are built in memory (exactly the files' values; time_s
+    is float), a cluster's read from the files it writes."""
 
     def __init__(self, summary, tables):
         self.summary = summary
@@ -168,6 +169,15 @@ def _column(values):
         return numpy.array(values, dtype=str)
 
 
+def _frame(columns):
+    """{column: numpy array} as a pandas DataFrame, or as it is without pandas."""
+    try:
+        import pandas
+    except ImportError:
+        return columns
+    return pandas.DataFrame(columns, copy=False)
+
+
 def _read_table(path):
     """A CSV file as a pandas DataFrame, or without pandas as {column: numpy array}."""
     try:
@@ -196,11 +206,15 @@ def simulate(scenario, set=None, *, trace=None, trace_format=None, skip_bad_rows
     """
     name, scenario_yaml = _source(scenario, "<scenario dict>")
     with tempfile.TemporaryDirectory(prefix="kvsim-") as out_dir:
-        text = _kvsim.simulate_json(name, scenario_yaml, _overrides(set), trace or "",
-                                    trace_format or "", bool(skip_bad_rows), seed, out_dir,
-                                    progress)
-        tables = {}
-        for name in sorted(os.listdir(out_dir)):
-            if name.endswith(".csv"):
-                tables[name[:-len(".csv")]] = _read_table(os.path.join(out_dir, name))
+        text, columns = _kvsim.simulate_run(name, scenario_yaml, _overrides(set), trace or "",
+                                            trace_format or "", bool(skip_bad_rows), seed,
+                                            out_dir, progress)
+        if columns is not None:  # a lone engine: its tables, kept in memory
+            tables = {stem: _frame(table) for stem, table in columns.items()}
+        else:  # a cluster: the CSV files it wrote
+            tables = {}
+            for file_name in sorted(os.listdir(out_dir)):
+                if file_name.endswith(".csv"):
+                    tables[file_name[:-len(".csv")]] = _read_table(os.path.join(out_dir,
+                                                                                file_name))
     return Result(json.loads(text), tables)

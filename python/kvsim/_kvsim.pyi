@@ -1,5 +1,5 @@
 # Type stubs of the extension _kvsim (python/src/module.cc, runs.cc); the package kvsim wraps it.
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 class Error(ValueError):
     """Bad input: the message is the CLI's (file:line:column for YAML; valid names listed)."""
@@ -15,9 +15,12 @@ def capacity_json(model: str, device: str, *, dtype: Optional[str],
                   device_used_bytes: Optional[int]) -> str: ...
 def layout_json(model: str, device: str, dtype: Optional[str], block_size: Optional[int],
                 locate: Optional[tuple[int, int, int]]) -> str: ...
-def simulate_json(scenario: str, scenario_yaml: str, overrides: list[str], trace: str,
-                  trace_format: str, skip_bad_rows: bool, seed: Optional[int], out_dir: str,
-                  progress: Optional[Callable[[float], None]]) -> str: ...
+# (summary JSON, {"requests": {column: array}, "timeseries": ...}), or (summary JSON, None) for
+# a cluster, whose CSV files are in out_dir.
+def simulate_run(scenario: str, scenario_yaml: str, overrides: list[str], trace: str,
+                 trace_format: str, skip_bad_rows: bool, seed: Optional[int], out_dir: str,
+                 progress: Optional[Callable[[float], None]]
+                 ) -> tuple[str, Optional[dict[str, dict[str, Any]]]]: ...
 def ppl_json(policies: list[str], budgets: list[int], checkpoint: Optional[str],
              tokenizer: Optional[str], text: Optional[str], kv_layout: Optional[str],
              kv_dtype: Optional[str], block_size: Optional[int], ctx: Optional[int],

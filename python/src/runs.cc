@@ -4,6 +4,8 @@
 // moment. Ctrl-C and an exception in `progress` stop a simulation or a PPL measurement through
 // its stop flag; a sweep has none, so it finishes its points first. Each returns the JSON text
 // (or the folder's files) the CLI writes for the same inputs.
+#include "python/src/runs.h"
+
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
@@ -16,6 +18,8 @@
 #include "kernels/ppl_job.h"
 #include "kernels/ppl_json.h"
 #include "python/src/binding_util.h"
+#include "python/src/tables.h"
+#include "simulator/run/run_options.h"
 #include "simulator/simulation.h"
 #include "simulator/sweep/sweep_point_runner.h"
 #include "simulator/sweep/sweep_runner.h"
@@ -26,14 +30,25 @@ namespace {
 using ShareFn = std::function<void(double)>;
 using CountFn = std::function<void(size_t, size_t)>;
 
-// `kvsim simulate --json` (the summary) with the run's files written into out_dir.
-std::string simulate_json(const sim::ScenarioRequest& request, const std::string& out_dir,
-                          const std::optional<ShareFn>& progress) {
+// `kvsim simulate --json` (the summary) and the run's tables: a lone engine's in memory
+// (tables.h: {"requests": {...}, "timeseries": {...}} of numpy arrays, the ones its output
+// section asks for), no files written unless its output.dir asks; a cluster's written into
+// out_dir, for Python to read (None in their place).
+py::tuple simulate_run(const sim::ScenarioRequest& request, const std::string& out_dir,
+                       const std::optional<ShareFn>& progress) {
   const sim::Scenario scenario = value_or_raise(sim::load_requested_scenario(request));
   const sim::SimulationSetup setup = value_or_raise(sim::prepare_simulation(scenario));
+  const bool in_memory = setup.cluster == nullptr;
+  RequestColumns requests;
+  TimeseriesColumns timeseries(sim::timeseries_interval_ns(scenario.output));
   PythonCallbacks python;
   sim::RunOptions run;
-  run.out_dir = out_dir;
+  if (in_memory) {
+    if (scenario.output.requests_csv) run.observers.push_back(&requests);
+    if (scenario.output.timeseries) run.observers.push_back(&timeseries);
+  } else {
+    run.out_dir = out_dir;
+  }
   run.stop = python.stop();
   run.progress = [&](const sim::Progress& p) {
     python.call([&] {
@@ -42,7 +57,13 @@ std::string simulate_json(const sim::ScenarioRequest& request, const std::string
   };
   StatusOr<sim::Summary> summary = python.run([&] { return sim::run_simulation(setup, run); });
   python.rethrow();
-  return sim::summary_to_json(value_or_raise(std::move(summary)), /*with_wall=*/true).dump();
+  const std::string summary_json =
+      sim::summary_to_json(value_or_raise(std::move(summary)), /*with_wall=*/true).dump();
+  if (!in_memory) return py::make_tuple(summary_json, py::none());
+  py::dict tables;
+  if (scenario.output.requests_csv) tables["requests"] = requests.to_numpy();
+  if (scenario.output.timeseries) tables["timeseries"] = timeseries.to_numpy();
+  return py::make_tuple(summary_json, tables);
 }
 
 // `kvsim ppl --json`.
@@ -95,14 +116,14 @@ py::dict sweep_run(const std::string& spec_name, const std::string& spec_yaml,
 
 void def_runs(py::module_& m) {
   m.def(
-      "simulate_json",
+      "simulate_run",
       [](const std::string& scenario, const std::string& scenario_yaml,
          const std::vector<std::string>& overrides, const std::string& trace,
          const std::string& trace_format, bool skip_bad_rows, std::optional<uint64_t> seed,
          const std::string& out_dir, std::optional<ShareFn> progress) {
         sim::ScenarioRequest request{scenario,      scenario_yaml, trace,    trace_format,
                                      skip_bad_rows, seed,          overrides};
-        return simulate_json(request, out_dir, progress);
+        return simulate_run(request, out_dir, progress);
       },
       py::arg("scenario"), py::arg("scenario_yaml"), py::arg("overrides"), py::arg("trace"),
       py::arg("trace_format"), py::arg("skip_bad_rows"), py::arg("seed"), py::arg("out_dir"),

@@ -1,4 +1,4 @@
-// The long-running bindings of _kvsim (runs.cc): simulate_json, ppl_json, sweep_run.
+// The long-running bindings of _kvsim (runs.cc): simulate_run, ppl_json, sweep_run.
 #pragma once
 
 #include <pybind11/pybind11.h>
