@@ -12,7 +12,7 @@ BlockLayout model_block_layout(const ModelSpec& model, const DeviceSpec* device,
                                uint32_t block_size) {
   const uint32_t resolved = block_size > 0      ? block_size
                             : device != nullptr ? device->default_block_size
-                                                : 16;
+                                                : kBlockSizeWithoutDevice;
   return block_layout(kv_shape(model, 1), resolved, nz_fractal_width(device, dtype));
 }
 

@@ -17,8 +17,11 @@
 
 namespace kvsim {
 
+// Tokens per block without a device (as vLLM's default).
+inline constexpr uint32_t kBlockSizeWithoutDevice = 16;
+
 // The block a model's KV takes on a device (nullptr = none: the ND layout's fractal width).
-// block_size 0 = the device's default block size (16 without a device).
+// block_size 0 = the device's default block size (kBlockSizeWithoutDevice without a device).
 BlockLayout model_block_layout(const ModelSpec& model, const DeviceSpec* device, DType dtype,
                                uint32_t block_size);
 
