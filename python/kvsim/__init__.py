@@ -93,8 +93,9 @@ def sweep(spec, *, jobs=None, out=None, progress=None):
 
     spec: a sweep preset name, a YAML file, or a dict of the same fields; jobs: points run in
     parallel (default: every core); out: the output folder to keep (default: a temporary one);
-    progress: called as progress(done, total) with point counts. A sweep's points run on
-    worker threads: Ctrl-C is seen only when the sweep has finished.
+    progress: called as progress(done, total) with point counts. Ctrl-C (KeyboardInterrupt)
+    lets the points running finish and starts no other; their results stay in `out`, and
+    `kvsim sweep SPEC --out DIR --resume` runs the rest. The GIL is released.
     """
     name, spec_yaml = _source(spec, "<sweep dict>")
     if out is not None:

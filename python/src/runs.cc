@@ -2,8 +2,8 @@
 // runs on a worker thread with the GIL released while the calling thread watches for signals
 // (binding_util.h's PythonCallbacks::run); the run's progress callbacks take the GIL for a
 // moment. Ctrl-C and an exception in `progress` stop a simulation or a PPL measurement through
-// its stop flag; a sweep has none, so it finishes its points first. Each returns the JSON text
-// (or the folder's files) the CLI writes for the same inputs.
+// its stop flag; a sweep finishes the points it is running and starts no other. Each returns
+// the JSON text (or the folder's files) the CLI writes for the same inputs.
 #include "python/src/runs.h"
 
 #include <pybind11/functional.h>
@@ -83,8 +83,9 @@ std::string ppl_json(const kernels::PplJob& job, const std::optional<ShareFn>& p
 }
 
 // `kvsim sweep SPEC --out out_dir --jobs jobs`: the sweep's folder (summary.csv, points/).
-// spec_yaml non-empty: the sweep as YAML text, `spec` naming it in messages. The sweep runner
-// has no stop flag: Ctrl-C, or an exception in progress(done, total), is raised when it ends.
+// spec_yaml non-empty: the sweep as YAML text, `spec` naming it in messages. Ctrl-C, or an
+// exception in progress(done, total), lets the points running finish (they are recorded) and
+// starts no other.
 py::dict sweep_run(const std::string& spec_name, const std::string& spec_yaml,
                    const std::string& out_dir, size_t jobs,
                    const std::optional<CountFn>& progress) {
@@ -96,6 +97,7 @@ py::dict sweep_run(const std::string& spec_name, const std::string& spec_yaml,
   sim::SweepRunOptions options;
   options.out_dir = out_dir;
   options.jobs = jobs > 0 ? jobs : std::max(1u, std::thread::hardware_concurrency());
+  options.stop = python.stop();
   options.on_progress = [&](const sim::SweepProgress& p) {
     python.call([&] {
       if (progress) (*progress)(p.done, p.total);

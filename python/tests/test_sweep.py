@@ -74,3 +74,15 @@ def test_an_exception_in_progress_is_raised():
 
     with pytest.raises(RuntimeError, match="no progress wanted"):
         kvsim.sweep(dict(SWEEP, grid={"cache.block_size": [16]}), jobs=1, progress=fail)
+
+
+def test_ctrl_c_stops_a_sweep_after_its_running_point(interrupted, tmp_path):
+    many = {"base": "default", "set": {"workload.synthetic.num_requests": 1000},
+            "grid": {"seed": list(range(1000))}}
+    code, out, stopped_s = interrupted("kvsim.sweep({!r}, jobs=2, out={!r})".format(
+        many, str(tmp_path)))
+    assert code == 3, out
+    assert stopped_s < 1.0, "took {:.2f} s to stop".format(stopped_s)
+    finished = len(list((tmp_path / "points").iterdir()))
+    assert 0 < finished < 1000
+    assert len(pandas.read_csv(tmp_path / "summary.csv")) == finished
