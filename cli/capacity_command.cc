@@ -5,15 +5,13 @@
 // that `kvsim calibrate --from-log` wrote.
 #include <cstdio>
 #include <memory>
-#include <sstream>
 
 #include "cli/command.h"
 #include "cli/engine_options.h"
-#include "cli/json_util.h"
 #include "cli/model_options.h"
+#include "core/capacity_json.h"
 #include "core/capacity_report.h"
 #include "core/deployment.h"
-#include "core/presets.h"
 
 namespace kvsim::cli {
 namespace {
@@ -42,24 +40,6 @@ struct CapacityInputs {
   EngineQuery engine;
 };
 
-StatusOr<std::vector<DeviceSpec>> resolve_devices(const std::string& spec) {
-  std::vector<DeviceSpec> devices;
-  std::vector<std::string> names;
-  if (spec == "all") {
-    names = preset_names(PresetKind::kDevice);
-  } else {
-    std::stringstream list(spec);
-    for (std::string name; std::getline(list, name, ',');) {
-      if (!name.empty()) names.push_back(name);
-    }
-  }
-  for (const std::string& name : names) {
-    KVSIM_ASSIGN_OR_RETURN(DeviceSpec device, load_device(name));
-    devices.push_back(std::move(device));
-  }
-  return devices;
-}
-
 StatusOr<CapacityQuery> make_query(const CapacityOptions& o) {
   CapacityQuery query;
   KVSIM_ASSIGN_OR_RETURN(query.kv.dtype, parse_dtype(o.dtype));
@@ -82,7 +62,7 @@ StatusOr<CapacityInputs> inputs_from_flags(const CapacityOptions& o) {
   CapacityInputs in;
   KVSIM_ASSIGN_OR_RETURN(in.model, resolve_model(o.model));
   KVSIM_ASSIGN_OR_RETURN(in.query, make_query(o));
-  KVSIM_ASSIGN_OR_RETURN(in.devices, resolve_devices(o.device));
+  KVSIM_ASSIGN_OR_RETURN(in.devices, load_device_list(o.device));
   KVSIM_ASSIGN_OR_RETURN(in.engine, resolve_engine_query(o.engine));
   return in;
 }
@@ -108,80 +88,6 @@ StatusOr<CapacityInputs> inputs_from_deployment(const CapacityOptions& o) {
   return in;
 }
 
-nlohmann::json engine_json(const CapacityPlan& plan) {
-  if (!plan.engine) return nullptr;
-  const EngineBudget& b = *plan.engine;
-  nlohmann::json out;
-  out["name"] = engine_kind_name(b.kind);
-  out["version"] = engine_version_name(b.version);
-  out["total_bytes"] = b.total_bytes;
-  out["memory_utilization"] = b.memory_utilization;
-  out["requested_bytes"] = b.requested_bytes;
-  nlohmann::json terms = nlohmann::json::array();
-  for (const SetAsideTerm& term : b.terms) {
-    terms.push_back({{"name", term.name},
-                     {"bytes", term.bytes},
-                     {"formula", term.formula},
-                     {"source", term.source}});
-  }
-  out["set_aside"] = terms;
-  out["set_aside_bytes"] = b.set_aside_bytes;
-  out["measured"] = b.measured;
-  out["kv_factor"] = b.kv_factor;
-  out["kv_budget_bytes"] = b.kv_budget_bytes;
-  out["budget_negative"] = b.budget_negative;
-  out["max_model_len"] = b.max_model_len;
-  out["max_num_batched_tokens"] = b.max_num_batched_tokens;
-  out["max_num_seqs"] = b.max_num_seqs;
-  out["graphs_subtracted"] = b.graphs_subtracted;
-  if (plan.reported) {
-    out["reported_kv_tokens"] = plan.reported->kv_tokens;
-    out["reported_max_concurrency"] = plan.reported->max_concurrency;
-  }
-  return out;
-}
-
-nlohmann::json to_json(const ModelSpec& model, const DeviceSpec* device, const CapacityPlan& plan) {
-  const CapacityQuery& query = plan.query;
-  const CapacityResult& r = plan.capacity;
-  nlohmann::json out;
-  out["model"] = model.name;
-  out["device"] = device != nullptr ? nlohmann::json(device->name) : nlohmann::json(nullptr);
-  out["kv_dtype"] = dtype_name(query.kv.dtype);
-  out["weight_dtype"] = dtype_name(query.weight_dtype);
-  out["quant_group"] = query.kv.quant_group;
-  out["tp"] = query.tp;
-  out["block_size"] = r.block_size;
-  out["batch"] = query.batch;
-  out["seq_len"] = r.seq_len;
-  out["tokens_kept_per_seq"] = r.tokens_kept_per_seq;
-  out["kv_layout"] = r.nz ? "nz" : "nd";
-  out["kv_bytes_per_token"] = json_bytes_from_bits(r.kv_bits_per_token);
-  out["kv_bytes_per_token_per_device"] = json_bytes_from_bits(r.kv_bits_per_token_per_device);
-  out["kv_bytes_per_block"] = r.kv_bytes_per_block;
-  out["kv_bytes_per_block_nd"] = r.kv_bytes_per_block_nd;
-  out["kv_bytes_for_request"] = r.kv_bytes_for_request;
-  out["weight_bytes"] = json_or_null(r.weight_bytes);
-  out["engine"] = engine_json(plan);
-  out["kv_budget_bytes"] = json_or_null(r.kv_budget_bytes);
-  out["num_blocks"] = json_or_null(r.num_blocks);
-  out["num_usable_blocks"] = json_or_null(r.num_usable_blocks);
-  out["max_tokens"] = json_or_null(r.max_tokens);
-  out["max_batch_at_seq_len"] = json_or_null(r.max_batch_at_seq_len);
-  out["max_seq_len_at_batch"] = json_or_null(r.max_seq_len_at_batch);
-  out["layer_groups"] = layer_groups_json(r.groups);
-  if (r.hybrid) {
-    out["kv_cache_groups"] = kv_cache_plan_json(*r.hybrid);
-    out["blocks_per_seq"] = r.blocks_per_seq;
-    out["max_num_batched_tokens"] = query.max_num_batched_tokens;
-  }
-  if (r.nz && !r.hybrid) {
-    out["nz_padding_fraction"] =
-        block_layout(r.shape_per_device, r.block_size, r.nz_width).nz_padding_fraction();
-  }
-  return out;
-}
-
 int run_capacity(const CapacityOptions& o) {
   auto in = o.deployment.empty() ? inputs_from_flags(o) : inputs_from_deployment(o);
   if (!in.is_ok()) return report_error(in.status());
@@ -195,7 +101,8 @@ int run_capacity(const CapacityOptions& o) {
   }
   if (o.json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const CapacityRow& row : rows) out.push_back(to_json(in->model, row.device, row.plan));
+    for (const CapacityRow& row : rows)
+      out.push_back(capacity_to_json(in->model, row.device, row.plan));
     std::printf("%s\n", (rows.size() == 1 ? out[0] : out).dump(2).c_str());
   } else if (rows.size() == 1) {
     std::printf("%s", capacity_report(in->model, rows[0].device, rows[0].plan).c_str());

@@ -3,13 +3,12 @@
 // --budgets runs every eviction policy at every cache budget: the data of a PPL-vs-budget plot.
 #include <cstdio>
 #include <memory>
-#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "cli/json_util.h"
 #include "cli/llama_options.h"
 #include "core/text_format.h"
 #include "kernels/ppl_job.h"
+#include "kernels/ppl_json.h"
 
 namespace kvsim::cli {
 namespace {
@@ -23,22 +22,6 @@ struct PplOptions {
   std::vector<uint64_t> budgets;
   bool json = false;
 };
-
-nlohmann::json to_json(const kernels::PerplexityReport& report) {
-  nlohmann::json out;
-  out["tokens"] = report.tokens;
-  out["results"] = nlohmann::json::array();
-  for (const kernels::PolicyResult& r : report.results) {
-    out["results"].push_back({{"policy", r.policy},
-                              {"budget_tokens", json_or_null(r.budget_tokens)},
-                              {"ppl", r.ppl},
-                              {"delta_ppl", r.delta_ppl},
-                              {"kl", r.kl},
-                              {"top1_agreement", r.top1_agreement},
-                              {"kv_bytes", r.kv_bytes}});
-  }
-  return out;
-}
 
 void print_text(const kernels::PerplexityReport& report, uint32_t ctx) {
   std::printf("Perplexity over %s tokens, windows of %u tokens from BOS\n\n",
@@ -68,7 +51,7 @@ int run_ppl(const PplOptions& o) {
   auto result = kernels::run_ppl_job(job);
   if (!result.is_ok()) return report_error(result.status());
   if (o.json) {
-    std::printf("%s\n", to_json(result->report).dump(2).c_str());
+    std::printf("%s\n", kernels::perplexity_report_json(result->report).dump(2).c_str());
   } else {
     print_text(result->report, result->ctx);
   }

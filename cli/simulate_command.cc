@@ -5,15 +5,12 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/command.h"
 #include "cli/progress_bar.h"
-#include "core/data_dir.h"
-#include "core/presets.h"
 #include "core/text_format.h"
 #include "simulator/cluster/cluster_summary.h"
 #include "simulator/simulation.h"
@@ -22,44 +19,12 @@ namespace kvsim::cli {
 namespace {
 
 struct SimulateOptions {
-  std::string scenario;
-  std::string trace;
-  std::string trace_format;
-  std::vector<std::string> sets;
-  std::optional<uint64_t> seed;
+  sim::ScenarioRequest request;
   std::string out;
   std::string chrome_trace;
-  bool skip_bad_rows = false;
   bool json = false;
   bool progress = false;
 };
-
-// A path given on the command line is relative to the working directory, not the scenario.
-std::string cli_path(const std::string& path) {
-  if (path.rfind(kDataPrefix, 0) == 0) return path;
-  return std::filesystem::absolute(path).lexically_normal().string();
-}
-
-// The scenario tree with the command line's changes: --trace replaces a synthetic workload;
-// --set overrides come last, so they win.
-StatusOr<ConfigNode> scenario_tree(const SimulateOptions& o) {
-  KVSIM_ASSIGN_OR_RETURN(ConfigNode tree, sim::load_scenario_tree(o.scenario, {}));
-  std::vector<std::string> overrides;
-  if (!o.trace.empty()) {
-    if (ConfigNode* workload = tree.find("workload"); workload != nullptr && workload->is_map()) {
-      workload->erase("synthetic");
-    }
-    overrides.push_back("workload.trace=" + cli_path(o.trace));
-  }
-  if (!o.trace_format.empty()) overrides.push_back("workload.trace_format=" + o.trace_format);
-  if (o.skip_bad_rows) overrides.push_back("workload.skip_bad_rows=true");
-  if (o.seed) overrides.push_back(fmt::format("seed={}", *o.seed));
-  overrides.insert(overrides.end(), o.sets.begin(), o.sets.end());
-  for (const std::string& assignment : overrides) {
-    KVSIM_RETURN_IF_ERROR(sim::apply_override(&tree, assignment));
-  }
-  return tree;
-}
 
 std::string latency_line(const char* name, const sim::LatencySummary& l) {
   return fmt::format("  {}  mean {}  p50 {}  p90 {}  p99 {}\n", name, format_fixed(l.mean, 4),
@@ -128,14 +93,7 @@ void print_text(const sim::SimulationSetup& setup, const sim::Summary& s) {
 }
 
 int run_simulate(const SimulateOptions& o) {
-  auto tree = scenario_tree(o);
-  if (!tree.is_ok()) return report_error(tree.status());
-  std::string base_dir;
-  if (looks_like_path(o.scenario)) {
-    base_dir = std::filesystem::path(o.scenario).parent_path().string();
-    if (base_dir.empty()) base_dir = ".";
-  }
-  auto scenario = sim::scenario_from_config(*tree, preset_stem(o.scenario), base_dir);
+  auto scenario = sim::load_requested_scenario(o.request);
   if (!scenario.is_ok()) return report_error(scenario.status());
   auto setup = sim::prepare_simulation(*scenario);
   if (!setup.is_ok()) return report_error(setup.status());
@@ -164,21 +122,21 @@ void register_simulate_command(CLI::App& app, CommandFn* chosen) {
   CLI::App* command = app.add_subcommand(
       "simulate", "replay a trace or a synthetic workload through the KV cache and scheduler");
   command
-      ->add_option("scenario", options->scenario,
+      ->add_option("scenario", options->request.scenario,
                    "scenario preset (kvsim presets lists them) or a YAML file")
       ->required();
-  command->add_option("--trace", options->trace,
+  command->add_option("--trace", options->request.trace,
                       "trace file to replay instead of the scenario's workload");
-  command->add_option("--trace-format", options->trace_format,
+  command->add_option("--trace-format", options->request.trace_format,
                       "auto, mooncake, azure, burstgpt or csv (default: the scenario's, auto)");
-  command->add_option("--set", options->sets,
+  command->add_option("--set", options->request.overrides,
                       "override a scenario field: dotted.key=value (repeatable)");
-  command->add_option("--seed", options->seed, "seed of the workload's random choices");
+  command->add_option("--seed", options->request.seed, "seed of the workload's random choices");
   command->add_option("--out", options->out,
                       "folder for summary.json, requests.csv and timeseries.csv");
   command->add_option("--chrome-trace", options->chrome_trace,
                       "write a Chrome trace-event JSON file (open it in Perfetto)");
-  command->add_flag("--skip-bad-rows", options->skip_bad_rows,
+  command->add_flag("--skip-bad-rows", options->request.skip_bad_rows,
                     "skip (and count) malformed trace rows instead of stopping");
   command->add_flag("--json", options->json, "print the summary as JSON");
   command->add_flag("--progress", options->progress,

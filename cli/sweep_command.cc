@@ -10,10 +10,9 @@
 #include <thread>
 
 #include "cli/command.h"
-#include "kernels/ppl_job.h"
 #include "simulator/sweep/sweep_merge.h"
+#include "simulator/sweep/sweep_point_runner.h"
 #include "simulator/sweep/sweep_runner.h"
-#include "simulator/sweep/sweep_simulation.h"
 
 namespace kvsim::cli {
 namespace {
@@ -63,23 +62,6 @@ StatusOr<std::pair<size_t, size_t>> parse_shard(const std::string& text) {
   return std::make_pair(index, count);
 }
 
-// A `kind: ppl` point: its configuration is a PPL job (kernels/ppl_job.h) with one policy.
-sim::PointRunner ppl_point_runner(const std::string& base_dir) {
-  return [base_dir](const sim::SweepPoint& point, const std::filesystem::path&) {
-    sim::PointOutcome outcome;
-    auto job = kernels::ppl_job_from_config(point.config, base_dir);
-    auto result = job.is_ok() ? kernels::run_ppl_job(*job) : job.status();
-    if (!result.is_ok()) return sim::PointOutcome{result.status(), {}};
-    outcome.metrics = kernels::ppl_job_metrics(result->report);
-    return outcome;
-  };
-}
-
-StatusOr<sim::PointRunner> runner_for(const sim::SweepSpec& spec) {
-  if (spec.kind == sim::SweepKind::kSimulate) return sim::make_simulation_point_runner(spec);
-  return ppl_point_runner(spec.base_dir);
-}
-
 int run_dry(const std::vector<sim::SweepPoint>& points, size_t shard, size_t shards) {
   for (const sim::SweepPoint& point : sim::select_shard(points, shard, shards)) {
     std::printf("%4zu  %s  %s\n", point.index, point.id.c_str(), point.name.c_str());
@@ -99,7 +81,7 @@ int run_sweep_command(const SweepOptions& o) {
   const std::string out = o.out.empty() ? spec->output : o.out;
   if (out.empty())
     return report_error(Status::invalid_argument("give --out DIR (the sweep names no output)"));
-  auto runner = runner_for(*spec);
+  auto runner = sim::make_point_runner(*spec);
   if (!runner.is_ok()) return report_error(runner.status());
   sim::SweepRunOptions options;
   options.out_dir = out;

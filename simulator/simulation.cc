@@ -1,11 +1,65 @@
 #include "simulator/simulation.h"
 
-#include <algorithm>
+#include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
+
+#include "core/data_dir.h"
+#include "core/presets.h"
+#include "core/yaml_io.h"
 #include "simulator/run/cluster_run.h"
 #include "simulator/run/engine_run.h"
 
 namespace kvsim::sim {
+namespace {
+
+// A path given by the caller is relative to the working directory, not to the scenario.
+std::string caller_path(const std::string& path) {
+  if (path.rfind(kDataPrefix, 0) == 0) return path;
+  return std::filesystem::absolute(path).lexically_normal().string();
+}
+
+// The scenario's own tree: the preset or file, or the YAML text given.
+StatusOr<ConfigNode> base_tree(const ScenarioRequest& r) {
+  if (r.scenario_yaml.empty()) return load_scenario_tree(r.scenario, {});
+  KVSIM_ASSIGN_OR_RETURN(ConfigNode tree, parse_yaml(r.scenario_yaml, r.scenario));
+  if (!tree.is_map()) return error_at(tree.mark(), "a scenario must be a map of fields");
+  return tree;
+}
+
+// The scenario tree with the request's changes: a trace replaces a synthetic workload; the
+// overrides come last, so they win.
+StatusOr<ConfigNode> requested_tree(const ScenarioRequest& r) {
+  KVSIM_ASSIGN_OR_RETURN(ConfigNode tree, base_tree(r));
+  std::vector<std::string> overrides;
+  if (!r.trace.empty()) {
+    if (ConfigNode* workload = tree.find("workload"); workload != nullptr && workload->is_map()) {
+      workload->erase("synthetic");
+    }
+    overrides.push_back("workload.trace=" + caller_path(r.trace));
+  }
+  if (!r.trace_format.empty()) overrides.push_back("workload.trace_format=" + r.trace_format);
+  if (r.skip_bad_rows) overrides.push_back("workload.skip_bad_rows=true");
+  if (r.seed) overrides.push_back(fmt::format("seed={}", *r.seed));
+  overrides.insert(overrides.end(), r.overrides.begin(), r.overrides.end());
+  for (const std::string& assignment : overrides) {
+    KVSIM_RETURN_IF_ERROR(apply_override(&tree, assignment));
+  }
+  return tree;
+}
+
+}  // namespace
+
+StatusOr<Scenario> load_requested_scenario(const ScenarioRequest& request) {
+  KVSIM_ASSIGN_OR_RETURN(ConfigNode tree, requested_tree(request));
+  std::string base_dir;
+  if (request.scenario_yaml.empty() && looks_like_path(request.scenario)) {
+    base_dir = std::filesystem::path(request.scenario).parent_path().string();
+    if (base_dir.empty()) base_dir = ".";
+  }
+  return scenario_from_config(tree, preset_stem(request.scenario), base_dir);
+}
 
 StatusOr<SimulationSetup> prepare_simulation(const Scenario& s) {
   SimulationSetup setup;

@@ -13,7 +13,9 @@
 // timeseries.csv); the Chrome trace wherever it is asked for.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,25 @@ struct SimulationSetup : EngineSetup {
   // A cluster scenario's replicas, routers, link and tiers; null for one engine.
   std::shared_ptr<const ClusterSetup> cluster;
 };
+
+// What a front end asks to simulate (`kvsim simulate`, `kvsim.simulate()` in python/): a
+// scenario preset or YAML file and the changes asked on top of it.
+struct ScenarioRequest {
+  std::string scenario;  // preset name (`kvsim presets`) or YAML path
+  // A scenario given as YAML text instead (a Python dict, as JSON): `scenario` then only names
+  // it in messages and is its default name; relative paths in it resolve against the working
+  // directory.
+  std::string scenario_yaml;
+  std::string trace;                   // a trace file replacing the workload; "" = the scenario's
+  std::string trace_format;            // auto, mooncake, azure, burstgpt, csv; "" = the scenario's
+  bool skip_bad_rows = false;          // skip (and count) malformed trace rows
+  std::optional<uint64_t> seed;        // the workload's seed; empty = the scenario's
+  std::vector<std::string> overrides;  // "dotted.key=value", applied last (they win)
+};
+
+// The typed scenario of a request. Paths given in the request (the scenario file, the trace)
+// are relative to the working directory; paths inside the scenario file to its folder.
+StatusOr<Scenario> load_requested_scenario(const ScenarioRequest& request);
 
 StatusOr<SimulationSetup> prepare_simulation(const Scenario& scenario);
 

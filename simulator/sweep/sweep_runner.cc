@@ -198,6 +198,7 @@ StatusOr<SweepRunResult> run_sweep(const SweepSpec& spec, const std::vector<Swee
   std::atomic<size_t> next{0};
   const auto work = [&](size_t worker) {
     for (size_t i = next++; i < to_run.size(); i = next++) {
+      if (options.stop != nullptr && *options.stop) return;
       auto record = run_point(to_run[i], runner, points_dir, worker);
       Status added =
           record.is_ok() ? state.add_finished(std::move(record).value()) : record.status();
@@ -211,7 +212,12 @@ StatusOr<SweepRunResult> run_sweep(const SweepSpec& spec, const std::vector<Swee
   for (std::thread& thread : threads) thread.join();
   KVSIM_RETURN_IF_ERROR(state.first_error());
   KVSIM_RETURN_IF_ERROR(state.write_summary());
-  return state.result();
+  const SweepRunResult done = state.result();
+  if (options.stop != nullptr && *options.stop && done.ran < to_run.size()) {
+    return Status::cancelled(
+        fmt::format("sweep stopped after {} of {} points", done.ran, to_run.size()));
+  }
+  return done;
 }
 
 }  // namespace kvsim::sim

@@ -16,6 +16,7 @@
 // share one DIR at the same time; shards write to folders of their own (see sweep_merge.h).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <filesystem>
 #include <functional>
@@ -57,6 +58,10 @@ struct SweepRunOptions {
   size_t shard_count = 1;
   bool resume = false;                                    // skip points whose results exist
   std::function<void(const SweepProgress&)> on_progress;  // called under a lock
+  // Set: no point starts any more; the points running finish and are recorded, summary.csv
+  // lists the finished ones, and run_sweep returns a cancelled Status (--resume runs the
+  // rest). Null: never.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct SweepRunResult {
@@ -66,7 +71,8 @@ struct SweepRunResult {
 };
 
 // Runs this shard's points of `points` (the whole expanded sweep). A failing point is recorded
-// with its message and the others go on; only I/O failures of the output folder stop the run.
+// with its message and the others go on; only I/O failures of the output folder and
+// options.stop stop the run.
 StatusOr<SweepRunResult> run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points,
                                    const PointRunner& runner, const SweepRunOptions& options);
 

@@ -183,6 +183,11 @@ StatusOr<SweepSpec> load_sweep(const std::string& name_or_path) {
   return sweep_from_config(node, source, load_base_from_presets);
 }
 
+StatusOr<SweepSpec> sweep_from_yaml(std::string_view text, const std::string& source) {
+  KVSIM_ASSIGN_OR_RETURN(ConfigNode node, parse_yaml(text, source));
+  return sweep_from_config(node, source, load_base_from_presets);
+}
+
 StatusOr<std::vector<SweepPoint>> expand_sweep(const SweepSpec& spec) {
   // Axes: each grid key alone, then each zip group; an odometer over their lengths.
   std::vector<KeyLists> axes;

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -72,6 +73,10 @@ StatusOr<SweepSpec> sweep_from_config(const ConfigNode& node, const std::string&
 // Loads a sweep by preset name (presets/sweeps/) or path, resolving `base:` from the
 // scenario presets.
 StatusOr<SweepSpec> load_sweep(const std::string& name_or_path);
+
+// A sweep given as YAML text (a Python dict, as JSON); `source` names it in messages. A
+// relative `base:` path resolves against the working directory.
+StatusOr<SweepSpec> sweep_from_yaml(std::string_view text, const std::string& source);
 
 // The points of a sweep in expansion order. Fails when a value cannot be set at its path.
 StatusOr<std::vector<SweepPoint>> expand_sweep(const SweepSpec& spec);

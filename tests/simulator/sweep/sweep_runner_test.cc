@@ -166,6 +166,36 @@ TEST(SweepRunnerTest, KilledAndResumedEqualsUninterrupted) {
   fs::remove_all(killed);
 }
 
+// options.stop set while the third point runs (one worker): that point finishes and is
+// recorded, no other starts, the run says it was cancelled, and --resume runs the rest to the
+// same summary.csv as an uninterrupted run.
+TEST(SweepRunnerTest, StopFinishesTheRunningPointAndStartsNoOther) {
+  const SweepSpec spec = sweep_from_text(kSweep);
+  const fs::path whole = fresh_dir("whole_stop");
+  const fs::path stopped = fresh_dir("stopped");
+  run(spec, whole, 1, fake_runner());
+  std::atomic<bool> stop{false};
+  std::atomic<int> calls{0};
+  const PointRunner stop_in_third = [&, inner = fake_runner()](const SweepPoint& point,
+                                                               const fs::path& dir) {
+    if (++calls == 3) stop = true;
+    return inner(point, dir);
+  };
+  SweepRunOptions options;
+  options.out_dir = stopped;
+  options.stop = &stop;
+  auto result = run_sweep(spec, expand(spec), stop_in_third, options);
+  ASSERT_FALSE(result.is_ok());
+  EXPECT_EQ(result.status().message(), "sweep stopped after 3 of 12 points");
+  EXPECT_EQ(calls.load(), 3);
+  EXPECT_EQ(finished_points(stopped), 3u);
+  const SweepRunResult resumed = run(spec, stopped, 1, fake_runner(), /*resume=*/true);
+  EXPECT_EQ(resumed.skipped, 3u);
+  EXPECT_EQ(summary_of(stopped), summary_of(whole));
+  fs::remove_all(whole);
+  fs::remove_all(stopped);
+}
+
 TEST(SweepRunnerTest, ShardsMergedEqualTheUnshardedRun) {
   const SweepSpec spec = sweep_from_text(kSweep);
   const fs::path whole = fresh_dir("unsharded");
