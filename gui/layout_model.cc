@@ -2,13 +2,12 @@
 
 #include "core/capacity.h"
 #include "core/enum_names.h"
+#include "core/layout_json.h"
 #include "core/layout_report.h"
 #include "core/presets.h"
 
 namespace kvsim::gui {
 namespace {
-
-constexpr uint32_t kBlockSizeWithoutDevice = 16;  // as `kvsim layout` without --device
 
 CellKind head_shade(uint64_t column, uint32_t head_dim) {
   return (column / head_dim) % 2 == 0 ? CellKind::kEvenHead : CellKind::kOddHead;
@@ -115,12 +114,10 @@ StatusOr<LayoutViewData> compute_layout_view(const LayoutViewInput& input) {
     out.device = std::move(device);
   }
   const DeviceSpec* device = out.device ? &*out.device : nullptr;
-  const uint32_t block_size = input.block_size > 0 ? input.block_size
-                              : device != nullptr  ? device->default_block_size
-                                                   : kBlockSizeWithoutDevice;
   out.dtype = input.dtype;
-  out.layout =
-      block_layout(kv_shape(out.model, 1), block_size, nz_fractal_width(device, input.dtype));
+  // The block `kvsim layout` shows for the same model, device, dtype and block size.
+  out.layout = model_block_layout(out.model, device, input.dtype, input.block_size);
+  const uint32_t block_size = out.layout.block_size;
   KVSIM_RETURN_IF_ERROR(check_pick(input, out.layout));
   out.token = input.token;
   out.head = input.head;
