@@ -66,11 +66,11 @@ uint64_t& set_aside_bytes(MemoryBreakdown* m, SetAsideKind kind) {
 MemoryBreakdown memory_breakdown(const DeviceSpec& device, const CapacityPlan& plan) {
   const CapacityResult& result = plan.capacity;
   MemoryBreakdown out;
-  out.weights_bytes = result.weight_bytes.value_or(0);
-  if (plan.engine) {
-    out.weights_bytes = 0;
+  if (plan.engine) {  // the engine's terms, the weights among them (or in a measured one)
     for (const SetAsideTerm& term : plan.engine->terms)
       set_aside_bytes(&out, term.kind) += term.bytes;
+  } else {
+    out.weights_bytes = result.weight_bytes.value_or(0);
   }
   const uint64_t blocks = result.num_blocks.value_or(0);
   out.kv_data_bytes = blocks * result.kv_bytes_per_block_nd;
