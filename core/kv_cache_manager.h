@@ -124,11 +124,16 @@ struct KvCacheConfig {
 // them. allocate_slots() takes them by id and checks that each still holds the content it was
 // found for (the hit is stale once the pool has changed in between: a KVSIM_CHECK, not UB).
 struct PrefixHit {
-  std::vector<BlockId> blocks;  // the hit's blocks, in prompt order
-  uint64_t num_tokens = 0;      // blocks.size() x block_size
+  // The hit's blocks, in prompt order. For a sliding-window group of a hybrid model
+  // (core/kv_cache_coordinator.h) the entries the window no longer reaches are kNullBlock.
+  std::vector<BlockId> blocks;
+  uint64_t num_tokens = 0;  // blocks.size() x block_size
   // Hit blocks that are free now (cached, ref count 0): taking them uses free blocks, so
   // allocate_slots with this hit needs new blocks + num_free_blocks free blocks.
   uint32_t num_free_blocks = 0;
+  // Hybrid models only (core/kv_cache_coordinator.h): the hit in the groups after the first,
+  // num_blocks() entries per group, concatenated; num_free_blocks counts their free blocks too.
+  std::vector<BlockId> group_blocks;
 
   uint32_t num_blocks() const { return static_cast<uint32_t>(blocks.size()); }
   // Empties the hit, keeping the vector's capacity (a scheduler reuses one PrefixHit).
@@ -136,6 +141,7 @@ struct PrefixHit {
     blocks.clear();
     num_tokens = 0;
     num_free_blocks = 0;
+    group_blocks.clear();
   }
 };
 
@@ -181,6 +187,12 @@ class KvCacheManager {
  public:
   // Validates the configuration (an unknown eviction name lists the valid ones).
   static StatusOr<KvCacheManager> create(const KvCacheConfig& config);
+  // A manager of one KV cache group of a hybrid model (core/kv_cache_coordinator.h): its
+  // blocks come from `pool`, which other groups' managers share; config.num_blocks must be
+  // the pool's and config.eviction is ignored (the pool's policy rules). Hashes given to such
+  // a manager must already be its group's (distinct from every other group's).
+  static StatusOr<KvCacheManager> create_in_pool(const KvCacheConfig& config,
+                                                 std::shared_ptr<BlockPool> pool);
 
   KvCacheManager(KvCacheManager&&) = default;
   KvCacheManager& operator=(KvCacheManager&&) = default;
@@ -198,6 +210,9 @@ class KvCacheManager {
   // form fills *hit, reusing its storage (no allocation once it has grown).
   PrefixHit get_computed_blocks(RequestId id) const;
   void get_computed_blocks(RequestId id, PrefixHit* hit) const;
+  // The most blocks a hit of this waiting request may cover: its known block hashes, capped
+  // one token short of its known tokens; 0 without prefix caching.
+  uint64_t max_hit_blocks(RequestId id) const;
 
   // Allocates slots for num_new_tokens more tokens (see the diagram above).
   std::optional<SlotAllocation> allocate_slots(RequestId id, uint64_t num_new_tokens);
@@ -208,6 +223,15 @@ class KvCacheManager {
   std::optional<SlotAllocation> allocate_slots(RequestId id, uint64_t num_new_tokens,
                                                const PrefixHit& hit,
                                                uint64_t num_lookahead_tokens = 0);
+
+  // What allocate_slots(id, num_new_tokens, hit, num_lookahead_tokens) would take from the
+  // pool, changing nothing: it succeeds iff blocks_needed <= free blocks + blocks_trimmed.
+  struct BlockNeed {
+    uint64_t blocks_needed = 0;   // new blocks, copy-on-write target and free hit blocks
+    uint64_t blocks_trimmed = 0;  // blocks the retention trim makes free first
+  };
+  BlockNeed block_need(RequestId id, uint64_t num_new_tokens, const PrefixHit& hit = {},
+                       uint64_t num_lookahead_tokens = 0) const;
 
   // Appends hashes for the request's next blocks (e.g. blocks filled by decode tokens) and
   // registers those already full.
@@ -228,7 +252,7 @@ class KvCacheManager {
   // vLLM's reset_prefix_cache (e.g. after a weight update): when no request holds a block,
   // drops every cached hash and returns true; the free queue keeps its order and no eviction
   // is counted. While any block is held it returns false and changes nothing.
-  bool reset_prefix_cache() { return pool_.reset_prefix_cache(); }
+  bool reset_prefix_cache() { return pool_->reset_prefix_cache(); }
 
   // A new request `child` sharing every block of `parent` (ref counts + 1): same tokens, same
   // hashes. Appending into a shared partial block later copies it (copy-on-write). The parent
@@ -262,20 +286,26 @@ class KvCacheManager {
 
   // ---- the cache ------------------------------------------------------------------------
   uint32_t block_size() const { return block_size_; }
-  uint32_t num_free_blocks() const { return pool_.num_free_blocks(); }
+  uint32_t num_free_blocks() const { return pool_->num_free_blocks(); }
   // Fraction of the usable blocks in use (ref count > 0), 0..1 (vLLM's get_usage).
   double usage() const;
   KvCacheStats stats() const;
-  const BlockPool& pool() const { return pool_; }
+  const BlockPool& pool() const { return *pool_; }
+  // The pool, for the managers of a hybrid model's other groups (create_in_pool).
+  std::shared_ptr<BlockPool> share_pool() const { return pool_; }
 
   // Events are appended to *log while it is set (nullptr stops recording).
   void set_event_log(std::vector<CacheEvent>* log);
   // Cached blocks evicted from the pool are reported to *sink (a lower tier they demote to);
   // nullptr drops them. See BlockPool::set_eviction_sink.
-  void set_eviction_sink(EvictionSink* sink) { pool_.set_eviction_sink(sink); }
+  void set_eviction_sink(EvictionSink* sink) { pool_->set_eviction_sink(sink); }
 
   // KVSIM_CHECKs the invariants listed above. O(blocks + table entries); allocates.
   void check_invariants() const;
+  // The request half of it: KVSIM_CHECKs every request's table and host count and adds one to
+  // (*refs)[b] per table entry holding block b (refs: one per pool block). The managers of a
+  // hybrid model's groups add into one vector, then check_ref_counts compares it with the pool.
+  void check_tables(std::vector<uint32_t>* refs) const;
 
  private:
   struct RequestState {
@@ -300,15 +330,18 @@ class KvCacheManager {
     uint64_t total_tokens = 0;  // slots held after the call
     uint64_t new_entries = 0;   // new table entries (blocks popped)
     bool copy_on_write = false;
+
+    uint64_t blocks_needed() const { return new_entries + (copy_on_write ? 1 : 0) + free_hits; }
   };
 
-  KvCacheManager(const KvCacheConfig& config, std::unique_ptr<EvictionPolicy> policy);
+  KvCacheManager(const KvCacheConfig& config, std::shared_ptr<BlockPool> pool);
 
   RequestState& state(RequestId id);
   const RequestState& state(RequestId id) const;
   RequestState& new_state(RequestId id);
   void release_slot(RequestId id);
 
+  uint64_t max_hit_blocks(const RequestState& s) const;
   AllocationPlan plan_allocation(const RequestState& s, uint64_t num_new_tokens,
                                  uint64_t num_lookahead_tokens, std::span<const BlockId> hit) const;
   BlockCopy copy_last_block(RequestState& s);
@@ -326,7 +359,7 @@ class KvCacheManager {
   uint32_t block_size_;
   uint64_t bytes_per_block_;
   std::shared_ptr<const RetentionPolicy> retention_;
-  BlockPool pool_;
+  std::shared_ptr<BlockPool> pool_;  // shared by the managers of a hybrid model's groups
   std::vector<RequestState> states_;
   std::vector<uint32_t> free_states_;  // recycled slots of states_
   FlatIdMap index_;                    // request id -> slot in states_
@@ -338,5 +371,8 @@ class KvCacheManager {
   std::vector<uint64_t> scratch_keep_;
   std::vector<CacheEvent>* event_log_ = nullptr;
 };
+
+// KVSIM_CHECKs that every block's ref count equals refs[block], the table entries holding it.
+void check_ref_counts(const BlockPool& pool, std::span<const uint32_t> refs);
 
 }  // namespace kvsim

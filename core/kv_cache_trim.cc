@@ -23,7 +23,7 @@ uint32_t KvCacheManager::plan_trim(const RequestState& s, const RetentionPolicy&
   *end = static_cast<uint32_t>(std::max<uint64_t>(last, *begin));
   uint32_t frees = 0;
   for (uint32_t k = *begin; k < *end; ++k) {
-    if (holds_block(s.table[k]) && pool_.ref_count(s.table[k]) == 1) ++frees;
+    if (holds_block(s.table[k]) && pool_->ref_count(s.table[k]) == 1) ++frees;
   }
   return frees;
 }
@@ -33,7 +33,7 @@ uint32_t KvCacheManager::apply_trim(RequestState& s, uint32_t begin, uint32_t en
   for (uint32_t k = end; k-- > begin;) {  // tail first
     const BlockId block = s.table[k];
     if (!holds_block(block)) continue;
-    pool_.release(block);
+    pool_->release(block);
     s.table[k] = kNullBlock;
     log(CacheEventKind::kTrim, s.id, block, k);
     ++dropped;
@@ -78,7 +78,7 @@ uint32_t KvCacheManager::trim_with_scores(RequestState& s, const RetentionPolicy
     if (!holds_block(block)) continue;
     const auto kept = std::lower_bound(scratch_keep_.begin(), scratch_keep_.end(), k * block_size_);
     if (kept != scratch_keep_.end() && *kept < (k + 1) * block_size_) continue;
-    pool_.release(block);
+    pool_->release(block);
     s.table[k] = kNullBlock;
     log(CacheEventKind::kTrim, s.id, block, static_cast<uint32_t>(k));
     ++dropped;

@@ -1,6 +1,7 @@
 // KV cache groups: how vLLM's hybrid KV cache manager lays out a model whose layers cache
 // differently (sliding-window layers beside full ones, recurrent layers beside attention),
-// as far as capacity goes. The simulator's per-group cache manager will follow the same plan.
+// as far as capacity goes. The simulator's KvCacheCoordinator (core/kv_cache_coordinator.h)
+// allocates from the same plan.
 //
 // Semantics (vLLM v1, vllm/v1/core/kv_cache_utils.py, kv_cache_interface.py and
 // model_executor/models/config.py at commit 001cabc1; see docs/architecture.md):

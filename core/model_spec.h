@@ -20,7 +20,7 @@
 // A hybrid model (Gemma-2/3, gpt-oss, Nemotron-H, Jamba, Qwen3-Next) lists its groups; the
 // groups' num_layers add up to num_layers and the uniform fields describe its attention
 // layers. The capacity planner (core/kv_groups.h) turns the groups into vLLM's KV cache groups;
-// the simulator's per-group cache manager will allocate from the same groups.
+// the simulator's KvCacheCoordinator (core/kv_cache_coordinator.h) allocates from the same groups.
 //
 // Invariants after loading: every count is > 0; heads % kv_heads == 0; the attention kind
 // agrees with the head counts (mha: kv == heads, mqa: kv == 1, gqa: 1 < kv < heads,
@@ -168,8 +168,8 @@ std::vector<LayerGroup> model_layer_groups(const ModelSpec& model);
 std::vector<LayerGroup> cache_layer_groups(const ModelSpec& model);
 
 // True when more than one group holds cache, or a group holds recurrent state: the capacity
-// planner takes vLLM's hybrid path (core/kv_groups.h) and `kvsim simulate` refuses the model
-// until the per-group cache manager exists.
+// planner takes vLLM's hybrid path (core/kv_groups.h) and the simulator allocates per group
+// (core/kv_cache_coordinator.h).
 bool is_hybrid(const ModelSpec& model);
 
 // A non-hybrid model's sliding window: sliding_window_tokens, or the window of its one cache

@@ -17,7 +17,8 @@ StatusOr<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config,
     return Status::invalid_argument(
         "swap preemption needs the device's host_link_gbps (the link swaps travel over)");
   }
-  KVSIM_ASSIGN_OR_RETURN(KvCacheManager cache, KvCacheManager::create(config.cache));
+  KVSIM_ASSIGN_OR_RETURN(KvCacheCoordinator cache,
+                         KvCacheCoordinator::create(config.cache, config.cache_groups));
   return std::unique_ptr<Engine>(
       new Engine(config, std::move(cache), std::move(cost_model), std::move(source), nullptr));
 }
@@ -31,12 +32,13 @@ StatusOr<std::unique_ptr<Engine>> Engine::create_replica(const EngineConfig& con
     return Status::invalid_argument(
         "swap preemption needs the device's host_link_gbps (the link swaps travel over)");
   }
-  KVSIM_ASSIGN_OR_RETURN(KvCacheManager cache, KvCacheManager::create(config.cache));
+  KVSIM_ASSIGN_OR_RETURN(KvCacheCoordinator cache,
+                         KvCacheCoordinator::create(config.cache, config.cache_groups));
   return std::unique_ptr<Engine>(
       new Engine(config, std::move(cache), std::move(cost_model), nullptr, events));
 }
 
-Engine::Engine(const EngineConfig& config, KvCacheManager cache,
+Engine::Engine(const EngineConfig& config, KvCacheCoordinator cache,
                std::unique_ptr<CostModel> cost_model, std::unique_ptr<RequestSource> source,
                EventQueue* events)
     : config_(config),

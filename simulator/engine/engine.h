@@ -40,7 +40,7 @@
 #include <span>
 #include <vector>
 
-#include "core/kv_cache_manager.h"
+#include "core/kv_cache_coordinator.h"
 #include "simulator/engine/cost_model.h"
 #include "simulator/engine/event_loop.h"
 #include "simulator/engine/event_queue.h"
@@ -54,6 +54,8 @@ namespace kvsim::sim {
 
 struct EngineConfig {
   KvCacheConfig cache;  // pool (block count from core/capacity.h), eviction, ...
+  // A hybrid model's KV cache groups (core/kv_cache_coordinator.h); empty for a uniform model.
+  std::vector<CacheGroupSpec> cache_groups;
   SchedulerLimits scheduler;
   uint64_t max_model_len = 0;        // the model's context in tokens; 0 = unlimited
   double host_link_bytes_per_s = 0;  // one direction; needed for swap preemption
@@ -134,7 +136,7 @@ class Engine final : private KvTransfers {
 
   const EngineStats& stats() const { return stats_; }
   EngineSnapshot snapshot() const;
-  const KvCacheManager& cache() const { return cache_; }
+  const KvCacheCoordinator& cache() const { return cache_; }
   const Scheduler& scheduler() const { return scheduler_; }
   const EngineConfig& config() const { return config_; }
   WorkloadStats workload_stats() const {
@@ -181,8 +183,9 @@ class Engine final : private KvTransfers {
   void mark_end(int64_t now_ns);
 
  private:
-  Engine(const EngineConfig& config, KvCacheManager cache, std::unique_ptr<CostModel> cost_model,
-         std::unique_ptr<RequestSource> source, EventQueue* events);
+  Engine(const EngineConfig& config, KvCacheCoordinator cache,
+         std::unique_ptr<CostModel> cost_model, std::unique_ptr<RequestSource> source,
+         EventQueue* events);
 
   // KvTransfers: a connector's transfer the request waits for, or one nothing waits for.
   void wait_for(uint32_t slot, const TransferRecord& transfer) override;
@@ -207,7 +210,7 @@ class Engine final : private KvTransfers {
   RequestRecord record_of(const SimRequest& request) const;
 
   EngineConfig config_;
-  KvCacheManager cache_;
+  KvCacheCoordinator cache_;
   std::unique_ptr<CostModel> cost_model_;
   std::unique_ptr<ArrivalFeed> feed_;  // alone; null in a cluster
   RequestTable requests_;

@@ -19,7 +19,7 @@ void StepPlan::clear() {
   external.clear();
 }
 
-Scheduler::Scheduler(SchedulerLimits limits, KvCacheManager* cache, RequestTable* requests)
+Scheduler::Scheduler(SchedulerLimits limits, KvCacheCoordinator* cache, RequestTable* requests)
     : limits_(limits), cache_(cache), requests_(requests) {}
 
 void Scheduler::add_waiting(uint32_t slot) {
@@ -137,6 +137,7 @@ bool Scheduler::admit_external(uint32_t slot, uint32_t c, ExternalKv kv, StepPla
   SimRequest& request = requests_->at(slot);
   const uint64_t block = cache_->block_size();
   const uint64_t cached = hit_.num_tokens + kv.num_tokens;
+  // One group: connectors are not offered a hybrid model's requests (the engine setup).
   const uint64_t new_blocks = ceil_div(cached, block) - hit_.num_blocks();
   if (new_blocks + hit_.num_free_blocks > cache_->num_free_blocks()) return false;
   connectors_[c]->on_admit(cache_->block_hashes(request.id), hit_, kv);
@@ -175,9 +176,10 @@ void Scheduler::schedule_waiting(uint64_t* budget, StepPlan* plan) {
   while (!waiting_.empty() && (*budget > 0 || budget_free_admissions_) && has_seat()) {
     const uint32_t slot = waiting_.front();
     SimRequest& request = requests_->at(slot);
-    // Every admission needs at least one free block (a hit leaves at least one token to
-    // compute); without one, skip the prefix lookup, whose cost grows with the prompt.
-    if (cache_->num_free_blocks() == 0) return;
+    // Every admission needs at least one free block per KV cache group (a hit leaves at least
+    // one token to compute); without them, skip the prefix lookup, whose cost grows with the
+    // prompt.
+    if (cache_->num_free_blocks() < cache_->min_blocks_to_admit()) return;
     hit_.clear();
     if (limits_.prefix_caching) cache_->get_computed_blocks(request.id, &hit_);
     const Admission admission = admit_through_connectors(slot, plan);
@@ -191,11 +193,10 @@ void Scheduler::schedule_waiting(uint64_t* budget, StepPlan* plan) {
     // test allocate_slots makes; checking first saves it a pass over the hit when it fails),
     // for all its tokens when the whole prompt must fit, and the watermark left over. With an
     // attention window the sequence never holds its whole prompt: the chunk is checked.
-    const uint64_t block = cache_->block_size();
     const bool whole = limits_.reserve_full_prompt && limits_.attention_window_tokens == 0;
     const uint64_t reserved = whole ? needed : num_tokens;
-    const uint64_t new_blocks = ceil_div(hit_.num_tokens + reserved, block) - hit_.num_blocks();
-    if (new_blocks + hit_.num_free_blocks + limits_.watermark_blocks > cache_->num_free_blocks()) {
+    if (cache_->blocks_to_admit(hit_, reserved) + limits_.watermark_blocks >
+        cache_->num_free_blocks()) {
       return;
     }
     if (!cache_->allocate_slots(request.id, num_tokens, hit_)) return;

@@ -52,7 +52,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/kv_cache_manager.h"
+#include "core/kv_cache_coordinator.h"
 #include "simulator/engine/cost_model.h"
 #include "simulator/engine/kv_connector.h"
 #include "simulator/engine/scheduler_limits.h"
@@ -110,7 +110,7 @@ struct StepResult {
 
 class Scheduler {
  public:
-  Scheduler(SchedulerLimits limits, KvCacheManager* cache, RequestTable* requests);
+  Scheduler(SchedulerLimits limits, KvCacheCoordinator* cache, RequestTable* requests);
 
   // A request that arrived (already added to the cache manager) joins the waiting queue.
   // A remote request (decode role) has remote_kv, generated = 1 and high_water = prompt.
@@ -199,7 +199,7 @@ class Scheduler {
   void append_decode_hashes(SimRequest& request);
 
   SchedulerLimits limits_;
-  KvCacheManager* cache_;
+  KvCacheCoordinator* cache_;
   RequestTable* requests_;
   std::vector<uint32_t> running_;  // admission order: the back is the newest
   std::deque<uint32_t> waiting_;

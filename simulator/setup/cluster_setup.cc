@@ -1,5 +1,7 @@
 #include "simulator/setup/cluster_setup.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "core/units.h"
@@ -82,6 +84,13 @@ StatusOr<ClusterSetup> prepare_cluster(const Scenario& s) {
   }
   for (const ReplicaGroup& group : replica_groups(s)) {
     KVSIM_ASSIGN_OR_RETURN(EngineSetup engine, prepare_engine_setup(replica_scenario(s, group)));
+    if (!engine.engine.cache_groups.empty() && (setup.disaggregated || !setup.tiers.empty())) {
+      // The connectors move one group's blocks; a hybrid request holds a table per group.
+      return Status::invalid_argument(fmt::format(
+          "model '{}' is hybrid ({}): tiers and disaggregation move one block table per "
+          "request and are not simulated for it; replicas with a router are",
+          engine.model.name, describe_layer_groups(engine.model)));
+    }
     for (uint32_t i = 0; i < group.count; ++i) {
       ReplicaSetup replica;
       const auto index = static_cast<uint32_t>(setup.replicas.size());

@@ -50,6 +50,34 @@ StatusOr<std::shared_ptr<const RetentionPolicy>> resolve_retention(const Scenari
   return std::shared_ptr<const RetentionPolicy>(std::move(policy));
 }
 
+// A hybrid model's KV cache groups (core/kv_cache_coordinator.h), with what its cache manager
+// does not do: swap (vLLM v1 has none) and a scenario's retention (the windows are the model's).
+Status fill_cache_groups(const Scenario& s, const EngineSetup& setup, EngineConfig* e) {
+  const KvCachePlan& plan = *setup.capacity.hybrid;
+  const std::string model = fmt::format("model '{}' is hybrid ({})", setup.model.name,
+                                        describe_layer_groups(setup.model));
+  if (s.scheduler.preemption == PreemptionMode::kSwap) {
+    return Status::invalid_argument(model +
+                                    ": its KV cache is not swapped; use "
+                                    "scheduler.preemption: recompute");
+  }
+  if (s.cache.retention != "full") {
+    return Status::invalid_argument(model +
+                                    ": cache.retention must be full (its sliding "
+                                    "windows are the model's own)");
+  }
+  KVSIM_ASSIGN_OR_RETURN(e->cache_groups, cache_group_specs(plan));
+  for (const KvCacheSpec& spec : plan.specs) {
+    if (spec.kind != LayerKind::kRecurrent && spec.block_size != e->cache.block_size) {
+      return Status::invalid_argument(
+          fmt::format("{}: an attention group's block of {} tokens differs from the pool's {}",
+                      model, spec.block_size, e->cache.block_size));
+    }
+  }
+  e->cache.num_host_blocks = 0;
+  return Status::ok();
+}
+
 Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineConfig* e) {
   const CapacityResult& capacity = setup.capacity;
   uint64_t num_blocks = s.cache.num_blocks_override;
@@ -77,6 +105,7 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
                                         static_cast<double>(capacity.kv_bytes_per_block));
   e->cache.num_host_blocks = static_cast<uint32_t>(
       std::min(host_blocks, static_cast<double>(std::numeric_limits<uint32_t>::max())));
+  if (capacity.hybrid) KVSIM_RETURN_IF_ERROR(fill_cache_groups(s, setup, e));
   KVSIM_ASSIGN_OR_RETURN(auto retention, resolve_retention(s, setup.model));
   SchedulerLimits& limits = e->scheduler;
   limits.policy = s.scheduler.policy;
@@ -117,14 +146,6 @@ StatusOr<EngineSetup> prepare_engine_setup(const Scenario& s) {
   setup.scenario = s;
   KVSIM_ASSIGN_OR_RETURN(setup.model, resolve_model(s.model));
   KVSIM_ASSIGN_OR_RETURN(setup.device, resolve_device(s.device));
-  if (is_hybrid(setup.model)) {
-    return Status::invalid_argument(fmt::format(
-        "model '{}' is hybrid ({}): kvsim simulate has one block table per request and would "
-        "size and free its cache wrongly; the per-group cache manager (vLLM's hybrid KV cache "
-        "manager, issue 15 part 2) is not written yet. `kvsim capacity --model {}` sizes it by "
-        "group.",
-        setup.model.name, describe_layer_groups(setup.model), setup.model.name));
-  }
   if (setup.model.num_params == 0) {
     return Status::invalid_argument("model '" + setup.model.name +
                                     "' has no num_params: the simulator needs the weights' size");

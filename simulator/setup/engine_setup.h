@@ -16,8 +16,9 @@
 //   retention     cache.retention; "full" on a sliding-window model (Mistral, Phi-3) becomes
 //                 window:<its window>, as vLLM frees blocks outside the window
 //   context       the model's max_position_embeddings
-//   hybrid models (core/model_spec.h is_hybrid) are refused with a message: one block table
-//                 per request cannot hold per-group caches (the per-group manager is to come)
+//   hybrid models (core/model_spec.h is_hybrid): EngineConfig::cache_groups from the capacity
+//                 plan's KV cache groups (core/kv_cache_coordinator.h); swap preemption, a
+//                 retention policy and (in a cluster) tiers and disaggregation are refused
 #pragma once
 
 #include "core/capacity_plan.h"

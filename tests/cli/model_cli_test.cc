@@ -1,6 +1,6 @@
 // Models from Hugging Face configs as a user runs them: `kvsim model import` and its YAML,
 // `--model config.json`, real start-up logs' token counts from their printed KV memory, the
-// by-group capacity of hybrid models, and `kvsim simulate` refusing a hybrid model.
+// by-group capacity of hybrid models, and `kvsim simulate` running a hybrid model by group.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -148,13 +148,16 @@ TEST(ModelCliTest, HybridCapacityShowsTheGroupsAndTheirFormulas) {
   EXPECT_THAT(hand.err, HasSubstr("layer groups differ"));
 }
 
-TEST(ModelCliTest, SimulateRefusesAHybridModelAndSaysWhatIsMissing) {
-  const CliResult result = run_kvsim("simulate default --set model=gpt-oss-20b");
-  EXPECT_EQ(result.exit_code, 2);
-  EXPECT_THAT(result.err, HasSubstr("'gpt-oss-20b' is hybrid"));
-  EXPECT_THAT(result.err, HasSubstr("per-group cache manager"));
-  // A uniform model given as config.json simulates like its preset.
+TEST(ModelCliTest, SimulateRunsAHybridModelByGroupAndRefusesWhatItsCacheDoesNotDo) {
   const std::string small = " --set workload.synthetic.num_requests=50";
+  const json hybrid = run_json("simulate default --set model=gpt-oss-20b" + small);
+  EXPECT_EQ(hybrid["requests_completed"], 50);
+  const CliResult swap =
+      run_kvsim("simulate default --set model=gpt-oss-20b --set scheduler.preemption=swap");
+  EXPECT_EQ(swap.exit_code, 2);
+  EXPECT_THAT(swap.err, HasSubstr("'gpt-oss-20b' is hybrid"));
+  EXPECT_THAT(swap.err, HasSubstr("not swapped"));
+  // A uniform model given as config.json simulates like its preset.
   const json preset = run_json("simulate default --set model=llama3-8b" + small);
   const json imported = run_json(
       "simulate default --set model=" + config("meta-llama__Meta-Llama-3-8B.json") + small);

@@ -109,8 +109,8 @@ std::vector<uint32_t> slots_of(const Queue& queue) {
 
 // Request `index` of a case arrives, as the engine admits one: into the cache manager, the
 // request table and the waiting queue.
-inline void arrive(const Arrival& a, size_t index, KvCacheManager* cache, RequestTable* requests,
-                   Scheduler* scheduler) {
+inline void arrive(const Arrival& a, size_t index, KvCacheCoordinator* cache,
+                   RequestTable* requests, Scheduler* scheduler) {
   SimRequest request;
   request.id = 100 + index;  // ids differ from slots, so a mix-up shows
   request.prompt_tokens = a.prompt_tokens;
@@ -156,10 +156,10 @@ inline std::vector<Row> run_case(const Case& c) {
   config.eviction = "lru";
   config.num_host_blocks = c.num_host_blocks;
   config.bytes_per_block = kBytesPerBlock;
-  StatusOr<KvCacheManager> created = KvCacheManager::create(config);
+  StatusOr<KvCacheCoordinator> created = KvCacheCoordinator::create(config);
   EXPECT_TRUE(created.is_ok()) << created.status().message();
   if (!created.is_ok()) return {};
-  KvCacheManager cache = std::move(*created);
+  KvCacheCoordinator cache = std::move(*created);
   RequestTable requests;
   Scheduler scheduler(c.limits, &cache, &requests);
   StepPlan plan;
