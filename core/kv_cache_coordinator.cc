@@ -157,6 +157,15 @@ std::optional<uint64_t> KvCacheCoordinator::swap_in(RequestId id) {
   return groups_[0].swap_in(id);
 }
 
+uint64_t KvCacheCoordinator::peak_blocks(uint64_t seq_len, uint64_t max_chunk_tokens) const {
+  uint64_t blocks = 0;
+  for (const CacheGroupSpec& spec : specs_) {
+    blocks += group_blocks_per_request(spec.kind, spec.window_tokens, block_size(), seq_len,
+                                       max_chunk_tokens);
+  }
+  return blocks;
+}
+
 KvCacheStats KvCacheCoordinator::stats() const {
   KvCacheStats out = groups_[0].stats();
   for (size_t g = 1; g < groups_.size(); ++g) {
@@ -271,10 +280,14 @@ const PrefixHit& KvCacheCoordinator::group_prefix_hit(size_t g, const PrefixHit&
 // ---- allocation ---------------------------------------------------------------------------
 
 uint64_t KvCacheCoordinator::blocks_to_admit(const PrefixHit& hit, uint64_t num_tokens) const {
-  const uint64_t table_blocks = ceil_div(hit.num_tokens + num_tokens, uint64_t{block_size()});
-  const uint64_t new_blocks = table_blocks - hit.num_blocks();
-  if (!hybrid()) return new_blocks + hit.num_free_blocks;
-  uint64_t blocks = hit.num_free_blocks;
+  return new_blocks_to_admit(hit.num_blocks(), num_tokens) + hit.num_free_blocks;
+}
+
+uint64_t KvCacheCoordinator::new_blocks_to_admit(uint64_t hit_blocks, uint64_t num_tokens) const {
+  const uint64_t block = block_size();
+  const uint64_t new_blocks = ceil_div(hit_blocks * block + num_tokens, block) - hit_blocks;
+  if (!hybrid()) return new_blocks;
+  uint64_t blocks = 0;
   for (const CacheGroupSpec& spec : specs_) blocks += is_attention(spec.kind) ? new_blocks : 1;
   return blocks;
 }

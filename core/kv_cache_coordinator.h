@@ -83,8 +83,15 @@ class KvCacheCoordinator {
   // the free queue: every group's new blocks and free hit blocks (the scheduler's check
   // before allocate_slots; a window trim frees nothing in a request holding nothing).
   uint64_t blocks_to_admit(const PrefixHit& hit, uint64_t num_tokens) const;
+  // The same for a hit of hit_blocks blocks, less its free blocks: new blocks only.
+  uint64_t new_blocks_to_admit(uint64_t hit_blocks, uint64_t num_tokens) const;
+  // The most blocks a hit of this waiting request may cover (KvCacheManager::max_hit_blocks).
+  uint64_t max_hit_blocks(RequestId id) const { return groups_[0].max_hit_blocks(id); }
   // Free blocks below which no waiting request can be admitted, whatever its hit: one per
   // group (a hit leaves at least one token, so every group takes a new block).
+  // Blocks a request of seq_len tokens holds at most, summed over the groups, with chunks of
+  // at most max_chunk_tokens (core/kv_groups.h step 5; a uniform model: its table).
+  uint64_t peak_blocks(uint64_t seq_len, uint64_t max_chunk_tokens) const;
   uint32_t min_blocks_to_admit() const { return static_cast<uint32_t>(groups_.size()); }
   void append_block_hashes(RequestId id, std::span<const BlockHash> block_hashes);
   void free(RequestId id);

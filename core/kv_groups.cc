@@ -219,23 +219,29 @@ StatusOr<KvCachePlan> plan_kv_cache(const ModelSpec& model, const KvStorage& sto
   return plan;
 }
 
+uint64_t group_blocks_per_request(LayerKind kind, uint32_t window_tokens, uint32_t block_size,
+                                  uint64_t seq_len, uint64_t max_num_batched_tokens) {
+  switch (kind) {
+    case LayerKind::kFull:
+    case LayerKind::kMla:
+      return ceil_div(seq_len, uint64_t{block_size});
+    case LayerKind::kSlidingWindow:
+      return ceil_div(std::min<uint64_t>(window_tokens - 1 + max_num_batched_tokens, seq_len),
+                      uint64_t{block_size}) +
+             1;
+    case LayerKind::kRecurrent:
+      return 1;
+    case LayerKind::kNone:
+      return 0;
+  }
+  return 0;
+}
+
 uint64_t blocks_per_request(const KvCachePlan& plan, uint64_t seq_len,
                             uint64_t max_num_batched_tokens) {
-  const auto spec_blocks = [&](const KvCacheSpec& s) -> uint64_t {
-    switch (s.kind) {
-      case LayerKind::kFull:
-      case LayerKind::kMla:
-        return ceil_div(seq_len, s.block_size);
-      case LayerKind::kSlidingWindow:
-        return ceil_div(std::min<uint64_t>(s.window_tokens - 1 + max_num_batched_tokens, seq_len),
-                        s.block_size) +
-               1;
-      case LayerKind::kRecurrent:
-        return 1;
-      case LayerKind::kNone:
-        return 0;
-    }
-    return 0;
+  const auto spec_blocks = [&](const KvCacheSpec& s) {
+    return group_blocks_per_request(s.kind, s.window_tokens, s.block_size, seq_len,
+                                    max_num_batched_tokens);
   };
   if (plan.uniform_type) return spec_blocks(plan.specs.front());
   uint64_t blocks = 0;

@@ -100,6 +100,10 @@ struct KvCachePlan {
 StatusOr<KvCachePlan> plan_kv_cache(const ModelSpec& model, const KvStorage& storage, uint32_t tp,
                                     uint32_t block_size, bool nz, uint32_t nz_width);
 
+// Step 5 for one group of `kind` (window_tokens for sliding_window; block_size tokens).
+uint64_t group_blocks_per_request(LayerKind kind, uint32_t window_tokens, uint32_t block_size,
+                                  uint64_t seq_len, uint64_t max_num_batched_tokens);
+
 // Step 5: blocks one request of `seq_len` tokens holds at most, summed over the groups.
 uint64_t blocks_per_request(const KvCachePlan& plan, uint64_t seq_len,
                             uint64_t max_num_batched_tokens);

@@ -111,18 +111,20 @@ void Engine::handle(const Event& event) {
 }
 
 // Blocks at the request's peak here: P + O - 1 tokens, or P on a prefill-only instance (it
-// hands the request on after the first token); bounded by a sink + window policy.
+// hands the request on after the first token); bounded by a sink + window policy; a hybrid
+// model's sum over its KV cache groups (core/kv_groups.h step 5).
 uint64_t Engine::peak_blocks_needed(uint32_t prompt_tokens, uint32_t output_tokens) const {
   const uint64_t block = config_.cache.block_size;
   const SchedulerLimits& limits = config_.scheduler;
   const uint64_t peak_tokens = limits.role == EngineRole::kPrefill
                                    ? uint64_t{prompt_tokens}
                                    : uint64_t{prompt_tokens} + output_tokens - 1;
-  const uint64_t full = ceil_div(peak_tokens, block);
-  if (limits.attention_window_tokens == 0) return full;
   const uint64_t chunk = limits.chunked_prefill
                              ? std::min<uint64_t>(prompt_tokens, limits.max_num_batched_tokens)
                              : prompt_tokens;
+  if (!config_.cache_groups.empty()) return cache_.peak_blocks(peak_tokens, chunk);
+  const uint64_t full = ceil_div(peak_tokens, block);
+  if (limits.attention_window_tokens == 0) return full;
   const uint64_t bounded = ceil_div(limits.attention_sink_tokens, block) +
                            ceil_div(limits.attention_window_tokens + chunk, block) + 2;
   return std::min(full, bounded);

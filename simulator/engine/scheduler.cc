@@ -171,6 +171,19 @@ Scheduler::Admission Scheduler::admit_through_connectors(uint32_t slot, StepPlan
   return Admission::kNone;
 }
 
+// False when the waiting request could not be admitted with budget tokens even if its whole
+// known prefix hit: its new blocks only fall as the hit grows (and free hit blocks only add),
+// so the prefix lookup, whose cost grows with the prompt and the KV cache groups, is skipped.
+bool Scheduler::fits_with_longest_hit(const SimRequest& request, uint64_t budget) const {
+  const uint64_t hit_blocks = limits_.prefix_caching ? cache_->max_hit_blocks(request.id) : 0;
+  const uint64_t needed = request.known_tokens() - hit_blocks * cache_->block_size();
+  if (needed > budget && !limits_.chunked_prefill) return false;
+  const bool whole = limits_.reserve_full_prompt && limits_.attention_window_tokens == 0;
+  const uint64_t reserved = whole ? needed : std::min(needed, budget);
+  return cache_->new_blocks_to_admit(hit_blocks, reserved) + limits_.watermark_blocks <=
+         cache_->num_free_blocks();
+}
+
 void Scheduler::schedule_waiting(uint64_t* budget, StepPlan* plan) {
   // Admissions with KV from a connector compute nothing now, so they need no token budget.
   while (!waiting_.empty() && (*budget > 0 || budget_free_admissions_) && has_seat()) {
@@ -180,6 +193,7 @@ void Scheduler::schedule_waiting(uint64_t* budget, StepPlan* plan) {
     // one token to compute); without them, skip the prefix lookup, whose cost grows with the
     // prompt.
     if (cache_->num_free_blocks() < cache_->min_blocks_to_admit()) return;
+    if (connectors_.empty() && !fits_with_longest_hit(request, *budget)) return;
     hit_.clear();
     if (limits_.prefix_caching) cache_->get_computed_blocks(request.id, &hit_);
     const Admission admission = admit_through_connectors(slot, plan);

@@ -191,6 +191,7 @@ class Scheduler {
   void preempt(uint32_t slot, StepPlan* plan);
   void schedule_swapped(StepPlan* plan);
   void schedule_waiting(uint64_t* budget, StepPlan* plan);
+  bool fits_with_longest_hit(const SimRequest& request, uint64_t budget) const;
   // The waiting head through the connectors (its hit in hit_).
   Admission admit_through_connectors(uint32_t slot, StepPlan* plan);
   // Admission of the waiting head with KV from connector `c`; false when it does not fit.
