@@ -12,6 +12,7 @@
 #include "core/data_dir.h"
 #include "core/presets.h"
 #include "simulator/cost/batch_spec.h"
+#include "simulator/cost/layer_kind_costs.h"
 #include "simulator/cost/make_cost_model.h"
 
 namespace kvsim::cli {
@@ -109,7 +110,9 @@ int run_cost(const CostOptions& o) {
   query.tp = o.tp;
   auto capacity = compute_capacity(*model, &*device, query);
   if (!capacity.is_ok()) return report_error(capacity.status());
-  auto shape = sim::parse_batch_spec(o.batch);
+  auto window = sim::cost_window_tokens(*model);
+  if (!window.is_ok()) return report_error(window.status());
+  auto shape = sim::parse_batch_spec(o.batch, *window);
   if (!shape.is_ok()) return report_error(shape.status());
   auto config = cost_config(o);
   if (!config.is_ok()) return report_error(config.status());
