@@ -6,7 +6,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "tests/cli/run_cli.h"
 
@@ -34,6 +36,24 @@ TEST(CostCli, TheBreakdownSumsToTheIterationTime) {
       run_kvsim("cost --model llama2-70b --device a100-80g --tp 4 --batch decode:8x100");
   EXPECT_NE(text.out.find("all_reduce"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("memory"), std::string::npos);
+}
+
+// A hybrid model: its 52 sliding layers read their 1024-token window, its 10 full layers the
+// whole context; the profile kind, which has no sliding layers, refuses it (exit 2).
+TEST(CostCli, AHybridModelIsTimedPerLayerKind) {
+  const auto cost = cost_json("--model gemma-3-27b-it --device h100-sxm --batch decode:32x32768");
+  std::map<std::string, nlohmann::json> ops;
+  for (const auto& op : cost["operators"]) ops[op["name"].get<std::string>()] = op;
+  ASSERT_EQ(ops.count("attention_decode_sliding"), 1u) << cost.dump(2);
+  EXPECT_EQ(ops["attention_decode_sliding"]["count"], 52);
+  EXPECT_EQ(ops["attention_decode"]["count"], 10);
+  EXPECT_LT(ops["attention_decode_sliding"]["bytes"].get<double>(),
+            ops["attention_decode"]["bytes"].get<double>());
+  const auto profile = run_kvsim(
+      "cost --model gemma-3-27b-it --device h100-sxm --kind profile --profiles /nonexistent "
+      "--batch decode:1x100");
+  EXPECT_EQ(profile.exit_code, 2);
+  EXPECT_NE(profile.err.find("hybrid"), std::string::npos) << profile.err;
 }
 
 // One request on an idle engine: its TTFT is one prefill iteration and its TPOT one decode,
