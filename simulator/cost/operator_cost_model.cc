@@ -57,6 +57,22 @@ double dense_ffn_width_for_active_params(const ModelSpec& m, const ModelArch& ar
   return width > 0 ? width : ffn;
 }
 
+// A recurrent mixer's input and output projections, per device, from its state shapes
+// (core/model_spec.h LayerGroup): in  h -> conv_dim + ssm_heads x ssm_head_dim (the conv
+// channels x/B/C, or q/k/v, and the output gate z), out ssm_heads x ssm_head_dim -> h. Exact
+// for mamba2 but for its ssm_heads dt channels, for mamba1 but for its small x_proj/dt_proj, for
+// a gated delta net but for its 2 v_heads gate channels.
+void set_recurrent_projections(const ModelSpec& m, uint32_t tp, OperatorInputs* in) {
+  for (const LayerGroup& g : model_layer_groups(m)) {
+    if (g.kind != LayerKind::kRecurrent) continue;
+    const double inner = per_device(g.ssm_heads, tp) * g.ssm_head_dim;
+    const double conv = static_cast<double>(g.conv_dim) / tp;
+    in->recurrent_in = {"recurrent_in_proj", static_cast<double>(m.hidden_size), conv + inner};
+    in->recurrent_out = {"recurrent_out_proj", inner, static_cast<double>(m.hidden_size)};
+    return;
+  }
+}
+
 void set_moe(const ModelSpec& m, const ModelArch& arch, uint32_t tp, OperatorInputs* in) {
   const double h = m.hidden_size;
   const double gate = arch.gated_mlp ? 2.0 : 1.0;
@@ -154,6 +170,7 @@ OperatorInputs operator_inputs(const ModelSpec& m, const DeviceSpec& device,
     in.attention_flops_per_pair = 4.0 * heads * m.head_dim;
   }
   in.kinds = layer_kind_costs(m, capacity);
+  set_recurrent_projections(m, tp, &in);
   const double gate = arch.gated_mlp ? 2.0 : 1.0;
   OperatorInputs full = in;  // tp = 1 shapes, for the active-parameter width
   if (tp > 1) full = operator_inputs(m, device, capacity, weight_dtype, 1);
@@ -181,7 +198,8 @@ double OperatorCostModel::evaluate(const BatchShape& b, Sink&& sink) const {
               "the batch's sliding window is not the model's (cost_window_tokens)");
   const double m = static_cast<double>(b.new_tokens);
   const double layers = in.num_layers;
-  const double mixers = in.num_layers - kinds.none_layers;  // attention and recurrent layers
+  const double attention = kinds.attention_layers();
+  const double recurrent = kinds.recurrent_layers;
   const double a = in.activation_bytes;
   const double bw = in.bandwidth_bps;
   const bool graph = cuda_graphs_ == CudaGraphs::kAll ||
@@ -195,11 +213,12 @@ double OperatorCostModel::evaluate(const BatchShape& b, Sink&& sink) const {
   };
   const CollectiveFit& group = collective_for(f, in.tp);
   emit(elementwise("input_norm", f.norm, 2 * a * m * in.hidden, bw, layers, launch));
-  for (const GemmShape& g : in.attention_in) emit(gemm(f.gemm, in, g, m, m, 1, mixers, launch));
-  emit(
-      elementwise("rope", f.rope, 2 * a * m * in.rope_width, bw, kinds.attention_layers(), launch));
+  for (const GemmShape& g : in.attention_in) emit(gemm(f.gemm, in, g, m, m, 1, attention, launch));
+  emit(gemm(f.gemm, in, in.recurrent_in, m, m, 1, recurrent, launch));
+  emit(elementwise("rope", f.rope, 2 * a * m * in.rope_width, bw, attention, launch));
   emit_mixers(b, launch, emit);
-  emit(gemm(f.gemm, in, in.o_proj, m, m, 1, mixers, launch));
+  emit(gemm(f.gemm, in, in.o_proj, m, m, 1, attention, launch));
+  emit(gemm(f.gemm, in, in.recurrent_out, m, m, 1, recurrent, launch));
   if (in.tp > 1) {
     const double share = 2.0 * (in.tp - 1) / in.tp;
     emit(collective("all_reduce", group, share, a * m * in.hidden, 2 * layers, launch));

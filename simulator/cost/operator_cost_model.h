@@ -29,11 +29,12 @@
 // Hybrid models (simulator/cost/layer_kind_costs.h; docs/cost_model.md "Hybrid models"): the
 // attention operators above run over the full (and MLA) layers; sliding-window layers get
 // kv_cache_write_sliding, attention_prefill_sliding and attention_decode_sliding, the same
-// formulas over BatchShape's window sums; recurrent layers get recurrent_state (read + write
-// of every sequence's state, memory-bound); qkv_proj and o_proj run over the attention and
-// recurrent layers (a recurrent mixer's projections costed as attention-shaped GEMMs), rope
-// over the attention layers, and the FFN over the `none` layers when the model has them
-// (Nemotron-H: a layer is a mixer or an FFN), else over every layer.
+// formulas over BatchShape's window sums; recurrent layers get recurrent_in_proj (GEMM
+// M x h -> conv_dim + ssm_heads ssm_head_dim / tp), recurrent_state (read + write of every
+// sequence's state, memory-bound) and recurrent_out_proj (GEMM M x ssm_heads ssm_head_dim / tp
+// -> h) in place of qkv_proj, attention and o_proj; rope runs over the attention layers, and
+// the FFN over the `none` layers when the model has them (Nemotron-H: a layer is a mixer or an
+// FFN), else over every layer.
 //
 // Every operator instance adds a launch overhead per kernel: the eager one, or the CUDA-graph
 // one when the iteration runs as a graph (cuda_graphs: decode — decode-only iterations, as
@@ -92,8 +93,9 @@ struct OperatorInputs {
   double hidden = 0;
   std::vector<GemmShape> attention_in;  // qkv_proj, or MLA's q_a/q_b/kv_a/kv_b
   GemmShape o_proj;
-  double rope_width = 0;  // q + k elements rotated per token
-  LayerKindCosts kinds;   // layers per kind and their KV / state bytes (dtype, padding)
+  GemmShape recurrent_in, recurrent_out;  // a recurrent mixer's projections (none: n = 0)
+  double rope_width = 0;                  // q + k elements rotated per token
+  LayerKindCosts kinds;  // layers per kind and their KV / state bytes (dtype, padding)
   double attention_flops_per_pair = 0;  // per layer, per (query, key) pair
   // The FFN of dense layers and, for MoE, of expert layers (num_moe_layers of them).
   GemmShape mlp_up, mlp_down;  // dense (per token)

@@ -219,7 +219,11 @@ TEST(HybridOperatorCost, RecurrentStateCostsTheSameAtAnyContext) {
   EXPECT_DOUBLE_EQ(state.bytes, 24 * 2 * 32 * state_bytes);  // read + write, per sequence
   EXPECT_EQ(short_ops.at("attention_decode").count, 4u);
   EXPECT_EQ(short_ops.at("mlp_up").count, 24u);    // the FFN of the MLP-only layers
-  EXPECT_EQ(short_ops.at("qkv_proj").count, 28u);  // the mixers: 24 mamba + 4 attention
+  EXPECT_EQ(short_ops.at("qkv_proj").count, 4u);
+  EXPECT_EQ(short_ops.at("recurrent_in_proj").count, 24u);
+  // 32 tokens x 4096 -> conv_dim 10240 + the gate's 128 heads x 64 = 18432 columns.
+  EXPECT_DOUBLE_EQ(short_ops.at("recurrent_in_proj").flops, 24 * 2.0 * 32 * 4096 * 18432);
+  EXPECT_DOUBLE_EQ(short_ops.at("recurrent_out_proj").flops, 24 * 2.0 * 32 * 8192 * 4096);
   EXPECT_EQ(short_ops.count("attention_decode_sliding"), 0u);
   EXPECT_GT(long_ops.at("attention_decode").time_s, short_ops.at("attention_decode").time_s);
 }
