@@ -218,7 +218,7 @@ TEST(HybridOperatorCost, RecurrentStateCostsTheSameAtAnyContext) {
   const double state_bytes = elements * dtype_bits(mamba.state_dtype) / 8;
   EXPECT_DOUBLE_EQ(state.bytes, 24 * 2 * 32 * state_bytes);  // read + write, per sequence
   EXPECT_EQ(short_ops.at("attention_decode").count, 4u);
-  EXPECT_EQ(short_ops.at("mlp_up").count, 24u);    // the FFN of the MLP-only layers
+  EXPECT_EQ(short_ops.at("mlp_up").count, 24u);  // the FFN of the MLP-only layers
   EXPECT_EQ(short_ops.at("qkv_proj").count, 4u);
   EXPECT_EQ(short_ops.at("recurrent_in_proj").count, 24u);
   // 32 tokens x 4096 -> conv_dim 10240 + the gate's 128 heads x 64 = 18432 columns.
