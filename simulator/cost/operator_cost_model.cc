@@ -302,8 +302,9 @@ Terms OperatorCostModel::sliding_prefill_attention(const BatchShape& b, double l
   const double peak = inputs_.peak_flops;
   const double x = static_cast<double>(b.window_prefill_cross_pairs);
   const double y = static_cast<double>(b.window_prefill_causal_pairs);
-  // Per chunk x_w (q + half) / (q P e_max) and the same for y_w: the per-query sums make it
-  // exact for the window's pair counts (simulator/engine/cost_model.h).
+  // Per chunk x_w (q + half) / (q P e_x,max) + y_w (q + half) / (q P e_c,max): the dense pairs
+  // at the cross efficiency, the leading triangle at the causal one, each at the chunk's q
+  // (simulator/engine/cost_model.h); exact given the per-query sums.
   const double cross = kappa / (peak * p.cross_efficiency_max) *
                        (x + p.cross_half_tokens * b.window_prefill_cross_per_query);
   const double causal = kappa / (peak * p.causal_efficiency_max) *

@@ -16,12 +16,16 @@
 // sliding layer's token at position p attends to the keys at (p - W, p] — W keys, itself
 // included (vLLM's sliding window). A request computing q tokens (queries i = 0..q-1 at
 // positions c + i) after c cached ones then scores, per sliding layer,
-//   cached keys     x_w = sum_{i<q} min(c, max(0, W - 1 - i))    (new x cached pairs)
-//   in-chunk keys   y_w = sum_{i<q} min(i + 1, W)               (causal pairs)
-//   all pairs           = sum_{i<q} min(c + i + 1, W) = x_w + y_w
-// and reads min(c, W - 1) cached keys (a decode: min(c, W - 1) + 1 keys with itself). add()
-// sums these in closed form, O(1) per request; with W = 0 they stay 0 and every other sum is
-// as without a window.
+//   all pairs       sum_{i<q} min(c + i + 1, W)
+//   causal pairs    y_w = n (n + 1) / 2, n = min(q, W): the leading triangle, rows i < W whose
+//                   in-chunk keys end on the causal diagonal (a whole chunk's triangle when
+//                   q <= W)
+//   dense pairs     x_w = all pairs - y_w: the cached keys in the window and the band of rows
+//                   i >= W, W keys each (interior tiles of a windowed kernel are unmasked)
+// and reads min(c, W - 1) cached keys (a decode: min(c, W - 1) + 1 keys with itself). While the
+// window does not bind (c + q <= W) x_w = q c and y_w = q (q + 1) / 2, the full layers' split.
+// add() sums these in closed form, O(1) per request; with W = 0 they stay 0 and every other
+// sum is as without a window.
 #pragma once
 
 #include <algorithm>
@@ -57,9 +61,9 @@ struct BatchShape {
   uint64_t window_attention_pairs = 0;         // sum over requests of all pairs (above)
   uint64_t window_prefill_context_tokens = 0;  // sum over prefill chunks of min(c, W - 1)
   uint64_t window_decode_context_tokens = 0;   // sum over decodes of min(c, W - 1)
-  uint64_t window_prefill_cross_pairs = 0;     // sum over prefill chunks of x_w
-  uint64_t window_prefill_causal_pairs = 0;    // sum over prefill chunks of y_w
-  // Sums over prefill chunks of x_w / q and y_w / q (the keys per query): the operator model's
+  uint64_t window_prefill_cross_pairs = 0;     // sum over prefill chunks of x_w (dense)
+  uint64_t window_prefill_causal_pairs = 0;    // sum over prefill chunks of y_w (triangle)
+  // Sums over prefill chunks of x_w / q and y_w / q (pairs per query): the operator model's
   // prefill efficiency e(q) = e_max q / (q + half) makes a chunk's time x_w (q + half) / q.
   double window_prefill_cross_per_query = 0;
   double window_prefill_causal_per_query = 0;
@@ -99,15 +103,15 @@ struct BatchShape {
   void add_windowed(uint64_t q, uint64_t c, bool prefill) {
     const uint64_t w = window_tokens;
     const uint64_t cached_keys = std::min(c, w - 1);
-    window_attention_pairs += sum_capped(c + 1, q, w);
+    const uint64_t pairs = sum_capped(c + 1, q, w);
+    window_attention_pairs += pairs;
     if (!prefill) {
       window_decode_context_tokens += cached_keys;
       return;
     }
-    // Queries i < min(q, W - 1) see min(c, W - 1 - i) cached keys: the values W - n .. W - 1.
-    const uint64_t n = std::min(q, w - 1);
-    const uint64_t cross = sum_capped(w - n, n, c);
-    const uint64_t causal = sum_capped(1, q, w);
+    const uint64_t n = std::min(q, w);
+    const uint64_t causal = n * (n + 1) / 2;
+    const uint64_t cross = pairs - causal;
     window_prefill_context_tokens += cached_keys;
     window_prefill_cross_pairs += cross;
     window_prefill_causal_pairs += causal;

@@ -63,12 +63,19 @@ TEST(BatchShapeWindow, PrefillChunksInsideAcrossAndBeyondTheWindow) {
     EXPECT_EQ(b.window_attention_pairs, 6u + 7u + 8u + 8u + 8u + 8u);
     EXPECT_DOUBLE_EQ(b.window_prefill_cross_per_query, 24.0 / 6);
   }
-  {  // q = 12 after nothing: a chunk longer than the window.
+  {  // q = 12 after nothing: a chunk longer than the window; rows 8..11 form a dense band.
     BatchShape b = windowed(8);
     b.add(12, 0, true, false);
-    EXPECT_EQ(b.window_prefill_cross_pairs, 0u);
-    EXPECT_EQ(b.window_prefill_causal_pairs, 36u + 4u * 8u);
+    EXPECT_EQ(b.window_prefill_causal_pairs, 36u);  // rows 0..7: 1 + ... + 8
+    EXPECT_EQ(b.window_prefill_cross_pairs, 4u * 8u);
     EXPECT_EQ(b.window_attention_pairs, 68u);
+  }
+  {  // q = 12 after c = 3: the triangle of rows 0..7 (36), the rest dense.
+    BatchShape b = windowed(8);
+    b.add(12, 3, true, false);
+    EXPECT_EQ(b.window_prefill_causal_pairs, 36u);
+    EXPECT_EQ(b.window_attention_pairs, 4u + 5u + 6u + 7u + 8u * 8u);
+    EXPECT_EQ(b.window_prefill_cross_pairs, 86u - 36u);
   }
 }
 
@@ -85,8 +92,8 @@ TEST(BatchShapeWindow, ClosedFormsMatchACountOfEveryPair) {
     for (uint64_t i = 0; i < q; ++i) {
       const uint64_t position = c + i;
       for (uint64_t key = 0; key <= position; ++key) {
-        if (key + w <= position) continue;  // outside (p - W, p]
-        (key < c ? cross : causal) += 1;
+        if (key + w <= position) continue;          // outside (p - W, p]
+        (key >= c && i < w ? causal : cross) += 1;  // the leading triangle, or dense
       }
     }
     ASSERT_EQ(b.window_prefill_cross_pairs, cross) << "W " << w << " q " << q << " c " << c;

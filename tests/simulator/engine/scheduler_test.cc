@@ -343,9 +343,10 @@ TEST(SchedulerTable, RequestsThatCanNeverFitAreDropped) {
 }
 
 // The cost model's sliding window reaches the batch's shape: a request of 20 prompt tokens
-// with W = 8 and a budget of 16 runs a chunk of 16 after nothing (in-chunk pairs
-// 1 + ... + 8 + 8 x 8 = 100), then its last 4 after 16 cached (each query sees W - 1 - i of
-// them: 7 + 6 + 5 + 4 = 22 cached pairs, min(16, W - 1) = 7 cached keys read).
+// with W = 8 and a budget of 16 runs a chunk of 16 after nothing (rows 0..7 the causal
+// triangle 1 + ... + 8 = 36, rows 8..15 a dense band of 8 x 8), then its last 4 after 16
+// cached (query i sees W - 1 - i of them: 7 + 6 + 5 + 4 = 22 dense pairs, min(16, W - 1) = 7
+// cached keys read).
 TEST(SchedulerShape, TheCostWindowFillsTheWindowSums) {
   KvCacheConfig config;
   config.num_blocks = 17;
@@ -362,8 +363,8 @@ TEST(SchedulerShape, TheCostWindowFillsTheWindowSums) {
   StepResult result;
   scheduler.schedule(&plan);
   EXPECT_EQ(plan.shape.window_tokens, 8u);
-  EXPECT_EQ(plan.shape.window_prefill_causal_pairs, 100u);
-  EXPECT_EQ(plan.shape.window_prefill_cross_pairs, 0u);
+  EXPECT_EQ(plan.shape.window_prefill_causal_pairs, 36u);
+  EXPECT_EQ(plan.shape.window_prefill_cross_pairs, 64u);
   scheduler.complete(plan, &result);
   scheduler.schedule(&plan);
   EXPECT_EQ(plan.shape.prefill_context_tokens, 16u);
