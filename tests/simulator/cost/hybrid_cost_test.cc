@@ -11,6 +11,7 @@
 
 #include "core/presets.h"
 #include "simulator/cost/batch_spec.h"
+#include "simulator/cost/calibrate.h"
 #include "simulator/cost/layer_kind_costs.h"
 #include "simulator/cost/make_cost_model.h"
 #include "simulator/cost/operator_cost_model.h"
@@ -290,6 +291,17 @@ TEST(HybridCost, TwoWindowsAndProfilesAreRefused) {
   const auto model = make_cost_model(profile, gemma, device, capacity, DType::kBf16, 1);
   ASSERT_FALSE(model.is_ok());
   EXPECT_NE(model.status().message().find("hybrid"), std::string::npos) << model.status().message();
+}
+
+// kvsim calibrate's measurements carry the model's window into every iteration they run.
+TEST(HybridCost, MeasurementsCarryTheWindow) {
+  const auto iterations = measurement_iterations("request:2x3000+3", 1024);
+  ASSERT_TRUE(iterations.is_ok()) << iterations.status().message();
+  ASSERT_EQ(iterations->size(), 3u);  // the prefill, then 2 decodes
+  for (const BatchShape& shape : *iterations) EXPECT_EQ(shape.window_tokens, 1024u);
+  EXPECT_EQ(iterations->back().window_decode_context_tokens, 2u * 1023u);
+  EXPECT_EQ((*measurement_iterations("decode:4x10", 1024)).front().window_decode_context_tokens,
+            40u);
 }
 
 }  // namespace
