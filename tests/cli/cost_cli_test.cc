@@ -74,6 +74,24 @@ TEST(CostCli, TheSimulatorUsesTheSameIterationTimes) {
   EXPECT_EQ(std::llround(summary["tpot_s"]["mean"].get<double>() * 1e9), decode["iteration_ns"]);
 }
 
+// The same for a hybrid model whose window binds (a 3000-token prompt, W = 1024): the
+// scheduler's shapes carry the window as kvsim cost's do.
+TEST(CostCli, TheSimulatorTimesAHybridAsKvsimCostDoes) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "cost_cli_hybrid";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "one.csv") << "arrival_s,prompt_tokens,output_tokens\n0,3000,2\n";
+  const auto sim = run_kvsim(
+      "simulate default --set model=gemma-3-27b-it --set device=h100-sxm "
+      "--set workload.synthetic=null --set workload.trace=" +
+      (dir / "one.csv").string() + " --set cost_model.kind=operators --json");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const auto summary = nlohmann::json::parse(sim.out);
+  const auto prefill = cost_json("--model gemma-3-27b-it --device h100-sxm --batch prefill:1x3000");
+  const auto decode = cost_json("--model gemma-3-27b-it --device h100-sxm --batch decode:1x3000");
+  EXPECT_EQ(std::llround(summary["ttft_s"]["mean"].get<double>() * 1e9), prefill["iteration_ns"]);
+  EXPECT_EQ(std::llround(summary["tpot_s"]["mean"].get<double>() * 1e9), decode["iteration_ns"]);
+}
+
 TEST(CostCli, ABadProfileNamesFileAndLine) {
   const auto dir = std::filesystem::path(::testing::TempDir()) / "bad_profile";
   const auto model = dir / "compute" / "a100" / "org" / "llama3";
