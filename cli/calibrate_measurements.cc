@@ -9,6 +9,7 @@
 #include "core/presets.h"
 #include "simulator/cost/calibrate.h"
 #include "simulator/cost/calibration_file.h"
+#include "simulator/cost/layer_kind_costs.h"
 #include "simulator/cost/make_cost_model.h"
 #include "simulator/io/atomic_file.h"
 
@@ -75,7 +76,9 @@ int run_calibrate_measurements(const CalibrateSharedOptions& shared,
   query.tp = tp;
   auto capacity = compute_capacity(*model, &*device, query);
   if (!capacity.is_ok()) return report_error(capacity.status());
-  auto rows = sim::read_measurements(o.measurements);
+  auto window = sim::cost_window_tokens(*model);
+  if (!window.is_ok()) return report_error(window.status());
+  auto rows = sim::read_measurements(o.measurements, *window);
   if (!rows.is_ok()) return report_error(rows.status());
   sim::CostModelConfig config;
   config.fit = o.fit;

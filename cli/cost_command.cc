@@ -2,6 +2,7 @@
 // memory-bound, its share and the formula with its numbers — for a batch written as request
 // groups (simulator/cost/batch_spec.h). The total is the iteration time the simulator uses for
 // the same batch with the same cost model (make_cost_model), to the nanosecond.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "core/data_dir.h"
 #include "core/presets.h"
 #include "simulator/cost/batch_spec.h"
+#include "simulator/cost/layer_kind_costs.h"
 #include "simulator/cost/make_cost_model.h"
 
 namespace kvsim::cli {
@@ -81,16 +83,22 @@ void print_text(const CostOptions& o, const sim::CostModel& model, const sim::Ba
   std::printf("%s on %u x %s (%s weights), %s\nbatch %s: %s\n\n", o.model.model.c_str(), o.tp,
               o.device.c_str(), o.weight_dtype.c_str(), model.name().c_str(), o.batch.c_str(),
               sim::describe_batch(shape).c_str());
-  std::printf("%-22s %6s %11s %7s  %-12s %s\n", "operator", "count", "time (ms)", "share", "bound",
-              "formula (count x one instance)");
+  // The name column: 22 wide, wider for a longer name (a hybrid's "attention_prefill_sliding").
+  int width = 22;
   for (const sim::OperatorTime& op : cost.operators) {
-    std::printf("%-22s %6llu %11.4f %6.1f%%  %-12s %s\n", op.name.c_str(),
+    width = std::max(width, static_cast<int>(op.name.size()));
+  }
+  std::printf("%-*s %6s %11s %7s  %-12s %s\n", width, "operator", "count", "time (ms)", "share",
+              "bound", "formula (count x one instance)");
+  for (const sim::OperatorTime& op : cost.operators) {
+    std::printf("%-*s %6llu %11.4f %6.1f%%  %-12s %s\n", width, op.name.c_str(),
                 static_cast<unsigned long long>(op.count), op.time_s * 1e3,
                 cost.total_s > 0 ? 100 * op.time_s / cost.total_s : 0.0, op.bound.c_str(),
                 op.formula.c_str());
   }
-  std::printf("%-22s %6s %11.4f %6.1f%%  (%lld ns, the simulator's iteration time)\n", "iteration",
-              "", cost.total_s * 1e3, 100.0, static_cast<long long>(model.iteration_ns(shape)));
+  std::printf("%-*s %6s %11.4f %6.1f%%  (%lld ns, the simulator's iteration time)\n", width,
+              "iteration", "", cost.total_s * 1e3, 100.0,
+              static_cast<long long>(model.iteration_ns(shape)));
 }
 
 int run_cost(const CostOptions& o) {
@@ -109,7 +117,9 @@ int run_cost(const CostOptions& o) {
   query.tp = o.tp;
   auto capacity = compute_capacity(*model, &*device, query);
   if (!capacity.is_ok()) return report_error(capacity.status());
-  auto shape = sim::parse_batch_spec(o.batch);
+  auto window = sim::cost_window_tokens(*model);
+  if (!window.is_ok()) return report_error(window.status());
+  auto shape = sim::parse_batch_spec(o.batch, *window);
   if (!shape.is_ok()) return report_error(shape.status());
   auto config = cost_config(o);
   if (!config.is_ok()) return report_error(config.status());

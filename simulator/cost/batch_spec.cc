@@ -55,8 +55,9 @@ Status add_group(std::string_view group, BatchShape* shape) {
 
 }  // namespace
 
-StatusOr<BatchShape> parse_batch_spec(std::string_view spec) {
+StatusOr<BatchShape> parse_batch_spec(std::string_view spec, uint32_t window_tokens) {
   BatchShape shape;
+  shape.window_tokens = window_tokens;
   size_t begin = 0;
   while (begin <= spec.size()) {
     const size_t comma = spec.find(',', begin);

@@ -7,6 +7,7 @@
 // Groups are comma-separated; "+C" is optional (0 cached). Counts and tokens are >= 1.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -15,8 +16,10 @@
 
 namespace kvsim::sim {
 
-// The shape the scheduler would build for the spec; errors quote the bad group.
-StatusOr<BatchShape> parse_batch_spec(std::string_view spec);
+// The shape the scheduler would build for the spec, with the model's sliding window
+// `window_tokens` (simulator/cost/layer_kind_costs.h cost_window_tokens; 0 = none); errors
+// quote the bad group.
+StatusOr<BatchShape> parse_batch_spec(std::string_view spec, uint32_t window_tokens = 0);
 
 // "64 sequences: 0 prefill chunks (0 tokens), 64 decodes; 64 new tokens, 131072 cached, 64 sampled"
 std::string describe_batch(const BatchShape& batch);

@@ -110,9 +110,10 @@ std::vector<double> jacobian_at(const Problem& p, const std::vector<double>& val
 
 }  // namespace
 
-StatusOr<std::vector<BatchShape>> measurement_iterations(const std::string& batch) {
+StatusOr<std::vector<BatchShape>> measurement_iterations(const std::string& batch,
+                                                         uint32_t window_tokens) {
   if (batch.rfind("request:", 0) != 0) {
-    KVSIM_ASSIGN_OR_RETURN(BatchShape shape, parse_batch_spec(batch));
+    KVSIM_ASSIGN_OR_RETURN(BatchShape shape, parse_batch_spec(batch, window_tokens));
     return std::vector<BatchShape>{shape};
   }
   // request:BxP+O -> prefill:BxP, then decode:Bx(P + k - 1) for k = 1 .. O - 1.
@@ -128,18 +129,21 @@ StatusOr<std::vector<BatchShape>> measurement_iterations(const std::string& batc
                                     "': expected request:BxP+O (B requests of P prompt and O "
                                     "output tokens, each >= 1)");
   }
-  KVSIM_ASSIGN_OR_RETURN(BatchShape prefill, parse_batch_spec("prefill:" + std::to_string(b) + "x" +
-                                                              std::to_string(p)));
+  KVSIM_ASSIGN_OR_RETURN(
+      BatchShape prefill,
+      parse_batch_spec("prefill:" + std::to_string(b) + "x" + std::to_string(p), window_tokens));
   std::vector<BatchShape> out = {prefill};
   for (uint64_t k = 1; k < o; ++k) {
     BatchShape decode;
+    decode.window_tokens = window_tokens;
     for (uint64_t i = 0; i < b; ++i) decode.add(1, p + k - 1, false, true);
     out.push_back(decode);
   }
   return out;
 }
 
-StatusOr<std::vector<Measurement>> read_measurements(const std::string& path) {
+StatusOr<std::vector<Measurement>> read_measurements(const std::string& path,
+                                                     uint32_t window_tokens) {
   KVSIM_ASSIGN_OR_RETURN(auto lines, LineReader::open(path));
   std::string_view line;
   std::vector<std::string_view> fields;
@@ -167,7 +171,7 @@ StatusOr<std::vector<Measurement>> read_measurements(const std::string& path) {
         parse_number_field(fields[static_cast<size_t>(seconds_at)], "seconds", &m.seconds);
     if (!number.is_ok()) return number.with_context(m.where);
     if (!(m.seconds > 0)) return Status::parse_error(m.where + ": column 'seconds' must be > 0");
-    auto iterations = measurement_iterations(m.batch);
+    auto iterations = measurement_iterations(m.batch, window_tokens);
     if (!iterations.is_ok()) return iterations.status().with_context(m.where);
     m.iterations = std::move(*iterations);
     rows.push_back(std::move(m));

@@ -29,9 +29,12 @@ struct Measurement {
   std::string where;  // "file:line"
 };
 
-// Parses one `batch` cell.
-StatusOr<std::vector<BatchShape>> measurement_iterations(const std::string& batch);
-StatusOr<std::vector<Measurement>> read_measurements(const std::string& path);
+// Parses one `batch` cell into shapes with the model's sliding window `window_tokens`
+// (simulator/cost/layer_kind_costs.h cost_window_tokens; 0 = none).
+StatusOr<std::vector<BatchShape>> measurement_iterations(const std::string& batch,
+                                                         uint32_t window_tokens = 0);
+StatusOr<std::vector<Measurement>> read_measurements(const std::string& path,
+                                                     uint32_t window_tokens = 0);
 
 // The model's time for a measurement: the sum of its iterations' unrounded seconds.
 double modelled_seconds(const OperatorCostModel& model, const Measurement& m);

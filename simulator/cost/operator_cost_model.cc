@@ -5,6 +5,7 @@
 
 #include "core/check.h"
 #include "core/units.h"
+#include "simulator/cost/layer_kind_costs.h"
 #include "simulator/cost/model_arch.h"
 #include "simulator/cost/roofline_cost_model.h"
 
@@ -54,6 +55,22 @@ double dense_ffn_width_for_active_params(const ModelSpec& m, const ModelArch& ar
       (static_cast<double>(m.num_active_params) - embed) / m.num_layers - attention;
   const double width = per_layer_ffn / ((arch.gated_mlp ? 3.0 : 2.0) * m.hidden_size);
   return width > 0 ? width : ffn;
+}
+
+// A recurrent mixer's input and output projections, per device, from its state shapes
+// (core/model_spec.h LayerGroup): in  h -> conv_dim + ssm_heads x ssm_head_dim (the conv
+// channels x/B/C, or q/k/v, and the output gate z), out ssm_heads x ssm_head_dim -> h. Exact
+// for mamba2 but for its ssm_heads dt channels, for mamba1 but for its small x_proj/dt_proj, for
+// a gated delta net but for its 2 v_heads gate channels.
+void set_recurrent_projections(const ModelSpec& m, uint32_t tp, OperatorInputs* in) {
+  for (const LayerGroup& g : model_layer_groups(m)) {
+    if (g.kind != LayerKind::kRecurrent) continue;
+    const double inner = per_device(g.ssm_heads, tp) * g.ssm_head_dim;
+    const double conv = static_cast<double>(g.conv_dim) / tp;
+    in->recurrent_in = {"recurrent_in_proj", static_cast<double>(m.hidden_size), conv + inner};
+    in->recurrent_out = {"recurrent_out_proj", inner, static_cast<double>(m.hidden_size)};
+    return;
+  }
 }
 
 void set_moe(const ModelSpec& m, const ModelArch& arch, uint32_t tp, OperatorInputs* in) {
@@ -152,8 +169,8 @@ OperatorInputs operator_inputs(const ModelSpec& m, const DeviceSpec& device,
     in.rope_width = (heads + kv_heads) * m.head_dim;
     in.attention_flops_per_pair = 4.0 * heads * m.head_dim;
   }
-  in.kv_bytes_per_token_layer =
-      static_cast<double>(capacity.kv_bytes_per_block) / capacity.block_size / m.num_layers;
+  in.kinds = layer_kind_costs(m, capacity);
+  set_recurrent_projections(m, tp, &in);
   const double gate = arch.gated_mlp ? 2.0 : 1.0;
   OperatorInputs full = in;  // tp = 1 shapes, for the active-parameter width
   if (tp > 1) full = operator_inputs(m, device, capacity, weight_dtype, 1);
@@ -176,8 +193,13 @@ template <typename Sink>
 double OperatorCostModel::evaluate(const BatchShape& b, Sink&& sink) const {
   const OperatorInputs& in = inputs_;
   const OperatorFit& f = fit_;
+  const LayerKindCosts& kinds = in.kinds;
+  KVSIM_CHECK(b.window_tokens == kinds.window_tokens,
+              "the batch's sliding window is not the model's (cost_window_tokens)");
   const double m = static_cast<double>(b.new_tokens);
   const double layers = in.num_layers;
+  const double attention = kinds.attention_layers();
+  const double recurrent = kinds.recurrent_layers;
   const double a = in.activation_bytes;
   const double bw = in.bandwidth_bps;
   const bool graph = cuda_graphs_ == CudaGraphs::kAll ||
@@ -185,24 +207,27 @@ double OperatorCostModel::evaluate(const BatchShape& b, Sink&& sink) const {
   const double launch = graph ? f.graph_launch_overhead_s : f.launch_overhead_s;
   double total = 0;
   const auto emit = [&](const Terms& t) {
+    if (t.count <= 0) return;  // a kind the model has no layers of
     total += t.count * t.time_s;
     sink(t);
   };
   const CollectiveFit& group = collective_for(f, in.tp);
   emit(elementwise("input_norm", f.norm, 2 * a * m * in.hidden, bw, layers, launch));
-  for (const GemmShape& g : in.attention_in) emit(gemm(f.gemm, in, g, m, m, 1, layers, launch));
-  emit(elementwise("rope", f.rope, 2 * a * m * in.rope_width, bw, layers, launch));
-  emit(elementwise("kv_cache_write", f.residual_add, 2 * m * in.kv_bytes_per_token_layer, bw,
-                   layers, launch));
-  if (b.num_prefill_chunks > 0) emit(prefill_attention(b, launch));
-  if (b.num_decodes() > 0) emit(decode_attention(b, launch));
-  emit(gemm(f.gemm, in, in.o_proj, m, m, 1, layers, launch));
+  for (const GemmShape& g : in.attention_in) emit(gemm(f.gemm, in, g, m, m, 1, attention, launch));
+  emit(gemm(f.gemm, in, in.recurrent_in, m, m, 1, recurrent, launch));
+  emit(elementwise("rope", f.rope, 2 * a * m * in.rope_width, bw, attention, launch));
+  emit_mixers(b, launch, emit);
+  emit(gemm(f.gemm, in, in.o_proj, m, m, 1, attention, launch));
+  emit(gemm(f.gemm, in, in.recurrent_out, m, m, 1, recurrent, launch));
   if (in.tp > 1) {
     const double share = 2.0 * (in.tp - 1) / in.tp;
     emit(collective("all_reduce", group, share, a * m * in.hidden, 2 * layers, launch));
   }
   emit(elementwise("post_norm", f.norm, 2 * a * m * in.hidden, bw, layers, launch));
-  const double dense_layers = layers - in.num_moe_layers;
+  // Nemotron-H-style models put the FFN in layers of their own (kind none); the others in
+  // every layer.
+  const double ffn_layers = kinds.none_layers > 0 ? kinds.none_layers : layers;
+  const double dense_layers = std::max(0.0, ffn_layers - in.num_moe_layers);
   if (dense_layers > 0) {
     emit(gemm(f.gemm, in, in.mlp_up, m, m, 1, dense_layers, launch));
     emit(elementwise("mlp_act", f.activation, a * m * in.mlp_act_width, bw, dense_layers, launch));
@@ -219,6 +244,40 @@ double OperatorCostModel::evaluate(const BatchShape& b, Sink&& sink) const {
   return total;
 }
 
+template <typename Emit>
+void OperatorCostModel::emit_mixers(const BatchShape& b, double launch, Emit&& emit) const {
+  const LayerKindCosts& kinds = inputs_.kinds;
+  const OperatorFit& f = fit_;
+  const double m = static_cast<double>(b.new_tokens);
+  const double bw = inputs_.bandwidth_bps;
+  const double full = kinds.full_layers;
+  const double sliding = kinds.sliding_layers;
+  emit(elementwise("kv_cache_write", f.residual_add, 2 * m * kinds.full_kv_bytes_per_token_layer,
+                   bw, full, launch));
+  emit(elementwise("kv_cache_write_sliding", f.residual_add,
+                   2 * m * kinds.sliding_kv_bytes_per_token_layer, bw, sliding, launch));
+  if (b.num_prefill_chunks > 0) {
+    emit(prefill_attention(b, launch));
+    emit(sliding_prefill_attention(b, launch));
+  }
+  if (b.num_decodes() > 0) {
+    const double decodes = static_cast<double>(b.num_decodes());
+    emit(decode_attention("attention_decode",
+                          static_cast<double>(b.decode_context_tokens + b.num_decodes()),
+                          kinds.full_kv_bytes_per_token_layer, full, decodes, launch));
+    emit(decode_attention("attention_decode_sliding",
+                          static_cast<double>(b.window_decode_context_tokens + b.num_decodes()),
+                          kinds.sliding_kv_bytes_per_token_layer, sliding, decodes, launch));
+  }
+  // A recurrent layer reads and writes each sequence's state once per iteration (the
+  // memory-bound state update; its scan FLOPs are not counted), with the decode attention's
+  // fitted floor and memory efficiency: the same kind of per-sequence cache read.
+  const ElementwiseFit state{f.decode_attention.floor_s, f.decode_attention.memory_efficiency};
+  emit(elementwise("recurrent_state", state,
+                   2 * static_cast<double>(b.num_seqs) * kinds.state_bytes_per_layer, bw,
+                   kinds.recurrent_layers, launch));
+}
+
 Terms OperatorCostModel::prefill_attention(const BatchShape& b, double launch) const {
   const PrefillAttentionFit& p = fit_.prefill_attention;
   const double kappa = inputs_.attention_flops_per_pair;
@@ -228,35 +287,65 @@ Terms OperatorCostModel::prefill_attention(const BatchShape& b, double launch) c
   const double q2 = static_cast<double>(b.prefill_token_squares);
   const double qc = static_cast<double>(b.prefill_cross_pairs);
   const double c = static_cast<double>(b.prefill_context_tokens);
-  Terms t;
-  t.name = "attention_prefill";
-  t.form = Form::kPrefillAttention;
-  t.count = inputs_.num_layers;
-  t.m = chunks;
-  t.flops = kappa * (qc + (q2 + q) / 2);
-  t.bytes = inputs_.kv_bytes_per_token_layer * (c + q);
   // Per chunk F / (P e(q)) with e(q) = e_max q / (q + half): summed, polynomials in the sums.
   const double cross = kappa / (peak * p.cross_efficiency_max) * (qc + p.cross_half_tokens * c);
   const double causal = kappa / (2 * peak * p.causal_efficiency_max) *
                         (q2 + (1 + p.causal_half_tokens) * q + p.causal_half_tokens * chunks);
-  t.compute_s = cross + causal;
-  t.efficiency = t.compute_s > 0 ? t.flops / (peak * t.compute_s) : 0;
+  return prefill_terms("attention_prefill", kappa * (qc + (q2 + q) / 2),
+                       inputs_.kinds.full_kv_bytes_per_token_layer * (c + q), cross + causal,
+                       inputs_.kinds.full_layers, chunks, launch);
+}
+
+Terms OperatorCostModel::sliding_prefill_attention(const BatchShape& b, double launch) const {
+  const PrefillAttentionFit& p = fit_.prefill_attention;
+  const double kappa = inputs_.attention_flops_per_pair;
+  const double peak = inputs_.peak_flops;
+  const double x = static_cast<double>(b.window_prefill_cross_pairs);
+  const double y = static_cast<double>(b.window_prefill_causal_pairs);
+  // Per chunk x_w (q + half) / (q P e_x,max) + y_w (q + half) / (q P e_c,max): the dense pairs
+  // at the cross efficiency, the leading triangle at the causal one, each at the chunk's q
+  // (simulator/engine/cost_model.h); exact given the per-query sums.
+  const double cross = kappa / (peak * p.cross_efficiency_max) *
+                       (x + p.cross_half_tokens * b.window_prefill_cross_per_query);
+  const double causal = kappa / (peak * p.causal_efficiency_max) *
+                        (y + p.causal_half_tokens * b.window_prefill_causal_per_query);
+  const double keys = static_cast<double>(b.window_prefill_context_tokens + b.prefill_tokens);
+  return prefill_terms("attention_prefill_sliding", kappa * (x + y),
+                       inputs_.kinds.sliding_kv_bytes_per_token_layer * keys, cross + causal,
+                       inputs_.kinds.sliding_layers, static_cast<double>(b.num_prefill_chunks),
+                       launch);
+}
+
+Terms OperatorCostModel::prefill_terms(std::string_view name, double flops, double bytes,
+                                       double compute_s, double layers, double chunks,
+                                       double launch) const {
+  const PrefillAttentionFit& p = fit_.prefill_attention;
+  Terms t;
+  t.name = name;
+  t.form = Form::kPrefillAttention;
+  t.count = layers;
+  t.m = chunks;
+  t.flops = flops;
+  t.bytes = bytes;
+  t.compute_s = compute_s;
+  t.efficiency = t.compute_s > 0 ? t.flops / (inputs_.peak_flops * t.compute_s) : 0;
   t.floor_s = p.floor_s;
   t.launch_s = launch;
   t.time_s = p.floor_s + t.compute_s + launch;
   return t;
 }
 
-Terms OperatorCostModel::decode_attention(const BatchShape& b, double launch) const {
+Terms OperatorCostModel::decode_attention(std::string_view name, double keys,
+                                          double kv_bytes_per_token, double layers, double decodes,
+                                          double launch) const {
   const DecodeAttentionFit& d = fit_.decode_attention;
-  const double keys = static_cast<double>(b.decode_context_tokens + b.num_decodes());
   Terms t;
-  t.name = "attention_decode";
+  t.name = name;
   t.form = Form::kDecodeAttention;
-  t.count = inputs_.num_layers;
-  t.m = static_cast<double>(b.num_decodes());
+  t.count = layers;
+  t.m = decodes;
   t.flops = inputs_.attention_flops_per_pair * keys;
-  t.bytes = inputs_.kv_bytes_per_token_layer * keys;
+  t.bytes = kv_bytes_per_token * keys;
   t.efficiency = fit_.prefill_attention.cross_efficiency_max;
   t.compute_s = t.flops / (inputs_.peak_flops * t.efficiency);
   t.memory_s = t.bytes / (inputs_.bandwidth_bps * d.memory_efficiency);

@@ -4,31 +4,46 @@
 //
 // Per layer, in execution order (per device of the TP group; M = tokens computed this
 // iteration, S = tokens sampled, a = bytes per activation, w = bytes per weight):
-//   input_norm         elementwise, 2 a M h bytes
-//   qkv_proj           GEMM M x h -> (heads + 2 kv_heads) head_dim / tp   (MLA: its projections)
-//   rope               elementwise, 2 a M (heads + kv_heads) head_dim / tp
-//   kv_cache_write     elementwise, 2 x M x KV bytes per token per layer
-//   attention_prefill  the batch's chunks: floor + sum F_cross / (P e_cross(q)) + F_causal / (P
-//   e_causal(q)) attention_decode   the batch's decodes: floor + max(F / (P e_cross_max), KV bytes
-//   read / (BW e)) o_proj             GEMM M x heads head_dim / tp -> h all_reduce         tp > 1:
-//   latency + 2 (tp-1)/tp x a M h / bus bandwidth post_norm          elementwise, 2 a M h mlp_up
-//   GEMM M x h -> (2 if gated) ffn / tp                 (MoE: router, experts, shared) mlp_act
-//   elementwise, (3 if gated else 2) a M ffn / tp mlp_down           GEMM M x ffn / tp -> h
-//   all_reduce         tp > 1, as above
-//   residual_add       elementwise, 3 a M h
+//   input_norm              elementwise, 2 a M h bytes
+//   qkv_proj                GEMM M x h -> (heads + 2 kv_heads) head_dim / tp   (MLA: its
+//                           projections)
+//   rope                    elementwise, 2 a M (heads + kv_heads) head_dim / tp
+//   kv_cache_write          elementwise, 2 x M x KV bytes per token per layer
+//   attention_prefill       the batch's chunks: floor + sum F_cross / (P e_cross(q))
+//                           + F_causal / (P e_causal(q))
+//   attention_decode        the batch's decodes: floor + max(F / (P e_cross_max),
+//                           KV bytes read / (BW e))
+//   o_proj                  GEMM M x heads head_dim / tp -> h
+//   all_reduce              tp > 1: latency + 2 (tp-1)/tp x a M h / bus bandwidth
+//   post_norm               elementwise, 2 a M h
+//   mlp_up                  GEMM M x h -> (2 if gated) ffn / tp   (MoE: router, experts, shared)
+//   mlp_act                 elementwise, (3 if gated else 2) a M ffn / tp
+//   mlp_down                GEMM M x ffn / tp -> h
+//   all_reduce              tp > 1, as above
+//   residual_add            elementwise, 3 a M h
 // and once per iteration: embedding (elementwise 2 a M h, + an all-reduce when tp > 1: vLLM's
 // vocab-parallel embedding), final_norm (M tokens), lm_head (GEMM S x h -> vocab / tp: only the
 // sampled rows), logits_all_gather (tp > 1: latency + (tp-1)/tp x a S vocab / bus bandwidth),
 // sampling (elementwise over S x vocab fp32 logits) and iteration_overhead (CPU, fixed).
 //
+// Hybrid models (simulator/cost/layer_kind_costs.h; docs/cost_model.md "Hybrid models"): the
+// attention operators above run over the full (and MLA) layers; sliding-window layers get
+// kv_cache_write_sliding, attention_prefill_sliding and attention_decode_sliding, the same
+// formulas over BatchShape's window sums; recurrent layers get recurrent_in_proj (GEMM
+// M x h -> conv_dim + ssm_heads ssm_head_dim / tp), recurrent_state (read + write of every
+// sequence's state, memory-bound) and recurrent_out_proj (GEMM M x ssm_heads ssm_head_dim / tp
+// -> h) in place of qkv_proj, attention and o_proj; rope runs over the attention layers, and
+// the FFN over the `none` layers when the model has them (Nemotron-H: a layer is a mixer or an
+// FFN), else over every layer.
+//
 // Every operator instance adds a launch overhead per kernel: the eager one, or the CUDA-graph
 // one when the iteration runs as a graph (cuda_graphs: decode — decode-only iterations, as
 // vLLM captures them — or all).
 //
-// GEMM:        t = floor + sqrt(tc^2 + tm^2), tc = 2 M K N / (P ec(M)), ec(M) = ec_max M / (M +
-// M_half),
-//              tm = (w K N + a M (K + N)) / (BW em)   — a smooth maximum (k = 2): near the ridge
-//              the measured kernels are slower than either bound (tile and wave quantization)
+// GEMM:        t = floor + sqrt(tc^2 + tm^2), tc = 2 M K N / (P ec(M)),
+//              ec(M) = ec_max M / (M + M_half), tm = (w K N + a M (K + N)) / (BW em)
+//              — a smooth maximum (k = 2): near the ridge the measured kernels are slower
+//              than either bound (tile and wave quantization)
 // elementwise: t = sqrt(floor^2 + (bytes / (BW e))^2)
 // The prefill-attention efficiency e(q) = e_max q / (q + q_half) makes a chunk's time a
 // polynomial in q and c, so the batch's sum needs only BatchShape's sums (q c, c, q^2, q, 1).
@@ -54,6 +69,7 @@
 #include "core/model_spec.h"
 #include "core/status.h"
 #include "simulator/cost/cost_model_config.h"
+#include "simulator/cost/layer_kind_costs.h"
 #include "simulator/cost/operator_fits.h"
 #include "simulator/engine/cost_model.h"
 
@@ -77,8 +93,9 @@ struct OperatorInputs {
   double hidden = 0;
   std::vector<GemmShape> attention_in;  // qkv_proj, or MLA's q_a/q_b/kv_a/kv_b
   GemmShape o_proj;
-  double rope_width = 0;                // q + k elements rotated per token
-  double kv_bytes_per_token_layer = 0;  // KV cache bytes per token per layer (dtype, padding)
+  GemmShape recurrent_in, recurrent_out;  // a recurrent mixer's projections (none: n = 0)
+  double rope_width = 0;                  // q + k elements rotated per token
+  LayerKindCosts kinds;  // layers per kind and their KV / state bytes (dtype, padding)
   double attention_flops_per_pair = 0;  // per layer, per (query, key) pair
   // The FFN of dense layers and, for MoE, of expert layers (num_moe_layers of them).
   GemmShape mlp_up, mlp_down;  // dense (per token)
@@ -136,8 +153,17 @@ class OperatorCostModel final : public CostModel {
   // iteration's seconds. iteration_s and explain share it, so their totals are equal.
   template <typename Sink>
   double evaluate(const BatchShape& batch, Sink&& sink) const;
+  // KV writes, attention of the full and sliding layers, recurrent state updates.
+  template <typename Emit>
+  void emit_mixers(const BatchShape& batch, double launch, Emit&& emit) const;
   Terms prefill_attention(const BatchShape& batch, double launch) const;
-  Terms decode_attention(const BatchShape& batch, double launch) const;
+  Terms sliding_prefill_attention(const BatchShape& batch, double launch) const;
+  // A prefill attention instance from its FLOPs, KV bytes read and compute time.
+  Terms prefill_terms(std::string_view name, double flops, double bytes, double compute_s,
+                      double layers, double chunks, double launch) const;
+  // `decodes` decodes reading `keys` keys of `kv_bytes_per_token` in each of `layers` layers.
+  Terms decode_attention(std::string_view name, double keys, double kv_bytes_per_token,
+                         double layers, double decodes, double launch) const;
   template <typename Emit>
   void emit_moe(double tokens, double launch, Emit&& emit) const;
   // Embedding, final norm, LM head, logits gather, sampling.

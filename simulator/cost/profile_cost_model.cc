@@ -32,6 +32,13 @@ StatusOr<std::unique_ptr<ProfileCostModel>> ProfileCostModel::load(const CostMod
   if (config.profiles.empty()) {
     return Status::invalid_argument("cost_model: kind profile needs 'profiles' (a Vidur folder)");
   }
+  if (is_hybrid(model)) {
+    return Status::invalid_argument(
+        "cost_model: kind profile times every layer as one full-attention layer of the "
+        "profiled geometry, but model '" +
+        model.name + "' is hybrid (" + describe_layer_groups(model) +
+        "); use kind operators or roofline");
+  }
   std::unique_ptr<ProfileCostModel> m(new ProfileCostModel());
   m->dir_ = config.profiles;
   m->tp_ = tp;

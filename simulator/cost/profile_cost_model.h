@@ -15,6 +15,8 @@
 // Vidur's default, no LM head, sampling or CPU overhead. The profile must hold the model's
 // geometry and the TP size: the folder's mlp.csv of that hidden size, head counts and FFN
 // width, an attention*.csv beside it, and network/<topology>/all_reduce.csv (tp > 1).
+// Hybrid models (core/model_spec.h is_hybrid) are refused: the profiles have no sliding-window
+// or recurrent layers, and timing them as full attention would be silently wrong.
 #pragma once
 
 #include <map>

@@ -16,6 +16,11 @@
 //     each (2 (tp - 1) / tp x bytes) / (interconnect x interconnect_efficiency) + latency
 //     (ring all-reduce; two per layer: after attention and after the FFN, Megatron-style)
 //   overhead  = a fixed time per iteration (scheduling, kernel launches, sampling)
+// Hybrid models (simulator/cost/layer_kind_costs.h): the attention FLOPs and KV read above
+// count the full (and MLA) layers; sliding-window layers add their FLOPs per pair x the
+// window's pairs and read (sum over requests of min(c, W - 1) + new tokens) x their KV bytes
+// per token (BatchShape's window sums); recurrent layers read and write every sequence's
+// state: 2 x sequences x state bytes per sequence (all recurrent layers, per device).
 // Peak FLOP/s: the device's bf16 figure for bf16 weights (fp16 when it has none), int8 TOPS
 // for 8-bit weights (int8, fp8), fp16 TFLOPS otherwise (int4 weights are dequantized to fp16).
 #pragma once
@@ -37,14 +42,18 @@ struct RooflineInputs {
   double active_params = 0;  // parameters used per token
   uint32_t num_layers = 0;
   uint32_t hidden_size = 0;
-  double attention_flops_per_pair = 0;  // FLOPs per (query, key) pair, all layers and heads
+  double attention_flops_per_pair = 0;  // FLOPs per (query, key) pair, all full layers, heads
+  double sliding_attention_flops_per_pair = 0;  // the same over the sliding-window layers
   uint32_t tp = 1;
   double weight_bytes_per_device = 0;
-  double kv_bytes_per_token_per_device = 0;  // NZ padding included
-  double activation_bytes = 2;               // bytes per activation element (all-reduce payload)
-  double peak_flops = 0;                     // per device, FLOP/s
-  double memory_bytes_per_s = 0;             // per device
-  double interconnect_bytes_per_s = 0;       // per device
+  double kv_bytes_per_token_per_device = 0;          // full layers; NZ padding included
+  uint32_t window_tokens = 0;                        // the sliding layers' window (0 = none)
+  double sliding_kv_bytes_per_token_per_device = 0;  // sliding layers
+  double state_bytes_per_seq_per_device = 0;         // recurrent layers: one sequence's states
+  double activation_bytes = 2;          // bytes per activation element (all-reduce payload)
+  double peak_flops = 0;                // per device, FLOP/s
+  double memory_bytes_per_s = 0;        // per device
+  double interconnect_bytes_per_s = 0;  // per device
 };
 
 // Peak FLOP/s of one device for weights of `weight_dtype` (the rule above).

@@ -11,8 +11,24 @@
 // tokens after c cached ones costs, in the operator model, terms in q*c, c, q^2, q and 1
 // (simulator/cost/operator_cost_model.h), so the batch's attention time is a function of the
 // sums below and never needs the list of chunks.
+//
+// Sliding-window layers (hybrid models: Gemma-2/3, gpt-oss). With window_tokens = W > 0 a
+// sliding layer's token at position p attends to the keys at (p - W, p] — W keys, itself
+// included (vLLM's sliding window). A request computing q tokens (queries i = 0..q-1 at
+// positions c + i) after c cached ones then scores, per sliding layer,
+//   all pairs       sum_{i<q} min(c + i + 1, W)
+//   causal pairs    y_w = n (n + 1) / 2, n = min(q, W): the leading triangle, rows i < W whose
+//                   in-chunk keys end on the causal diagonal (a whole chunk's triangle when
+//                   q <= W)
+//   dense pairs     x_w = all pairs - y_w: the cached keys in the window and the band of rows
+//                   i >= W, W keys each (interior tiles of a windowed kernel are unmasked)
+// and reads min(c, W - 1) cached keys (a decode: min(c, W - 1) + 1 keys with itself). While the
+// window does not bind (c + q <= W) x_w = q c and y_w = q (q + 1) / 2, the full layers' split.
+// add() sums these in closed form, O(1) per request; with W = 0 they stay 0 and every other
+// sum is as without a window.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -39,6 +55,19 @@ struct BatchShape {
   // its request's known tokens; a chunk with more of the prompt to come samples nothing.
   uint64_t sampled_tokens = 0;
 
+  // The model's sliding window W, tokens (0 = no sliding layers: the window sums stay 0). Set
+  // before the first add(); the cost model checks that it is its model's window.
+  uint32_t window_tokens = 0;
+  uint64_t window_attention_pairs = 0;         // sum over requests of all pairs (above)
+  uint64_t window_prefill_context_tokens = 0;  // sum over prefill chunks of min(c, W - 1)
+  uint64_t window_decode_context_tokens = 0;   // sum over decodes of min(c, W - 1)
+  uint64_t window_prefill_cross_pairs = 0;     // sum over prefill chunks of x_w (dense)
+  uint64_t window_prefill_causal_pairs = 0;    // sum over prefill chunks of y_w (triangle)
+  // Sums over prefill chunks of x_w / q and y_w / q (pairs per query): the operator model's
+  // prefill efficiency e(q) = e_max q / (q + half) makes a chunk's time x_w (q + half) / q.
+  double window_prefill_cross_per_query = 0;
+  double window_prefill_causal_per_query = 0;
+
   // Adds one request computing `new_tokens_of_request` tokens after `context` attended cached
   // tokens; `prefill`: a prompt chunk (else a decode); `sampled`: it samples a token.
   void add(uint64_t new_tokens_of_request, uint64_t context, bool prefill, bool sampled) {
@@ -58,9 +87,38 @@ struct BatchShape {
       decode_tokens += q;
       decode_context_tokens += context;
     }
+    if (window_tokens > 0) add_windowed(q, context, prefill);
   }
   uint64_t num_decodes() const { return num_seqs - num_prefill_chunks; }
   bool empty() const { return num_seqs == 0; }
+
+  // sum_{i<n} min(first + i, cap): the capped arithmetic series the window sums are made of.
+  static uint64_t sum_capped(uint64_t first, uint64_t n, uint64_t cap) {
+    const uint64_t below = first >= cap ? 0 : std::min(n, cap - first);  // terms first + i < cap
+    return below * first + (below > 0 ? below * (below - 1) / 2 : 0) + (n - below) * cap;
+  }
+
+ private:
+  // The window sums of one request (the comment above the struct), W = window_tokens > 0.
+  void add_windowed(uint64_t q, uint64_t c, bool prefill) {
+    const uint64_t w = window_tokens;
+    const uint64_t cached_keys = std::min(c, w - 1);
+    const uint64_t pairs = sum_capped(c + 1, q, w);
+    window_attention_pairs += pairs;
+    if (!prefill) {
+      window_decode_context_tokens += cached_keys;
+      return;
+    }
+    const uint64_t n = std::min(q, w);
+    const uint64_t causal = n * (n + 1) / 2;
+    const uint64_t cross = pairs - causal;
+    window_prefill_context_tokens += cached_keys;
+    window_prefill_cross_pairs += cross;
+    window_prefill_causal_pairs += causal;
+    const double queries = static_cast<double>(std::max<uint64_t>(q, 1));
+    window_prefill_cross_per_query += static_cast<double>(cross) / queries;
+    window_prefill_causal_per_query += static_cast<double>(causal) / queries;
+  }
 };
 
 // One line of a cost model's explanation of an iteration (kvsim cost, the GUI's stacked bar).

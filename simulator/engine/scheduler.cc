@@ -226,6 +226,7 @@ void Scheduler::schedule_waiting(uint64_t* budget, StepPlan* plan) {
 
 void Scheduler::schedule(StepPlan* plan) {
   plan->clear();
+  plan->shape.window_tokens = limits_.cost_window_tokens;  // before any add_chunk
   switch (limits_.policy) {
     case SchedulerPolicy::kVllm:
       schedule_vllm(plan);

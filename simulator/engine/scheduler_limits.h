@@ -54,6 +54,9 @@ struct SchedulerLimits {
   // Positions a sequence attends to (the retention policy's sink + window); 0 = all.
   uint64_t attention_sink_tokens = 0;
   uint64_t attention_window_tokens = 0;
+  // The model's sliding-group window for the cost model (BatchShape::window_tokens; hybrid
+  // models, simulator/cost/layer_kind_costs.h cost_window_tokens); 0 = none.
+  uint32_t cost_window_tokens = 0;
   EngineRole role = EngineRole::kColocated;
 };
 

@@ -8,6 +8,7 @@
 #include "core/preset_loader.h"
 #include "core/presets.h"
 #include "core/units.h"
+#include "simulator/cost/layer_kind_costs.h"
 
 namespace kvsim::sim {
 namespace {
@@ -129,6 +130,7 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
   limits.chunked_prefill = s.scheduler.chunked_prefill;
   limits.preemption = s.scheduler.preemption;
   limits.prefix_caching = s.cache.prefix_caching;
+  KVSIM_ASSIGN_OR_RETURN(limits.cost_window_tokens, cost_window_tokens(setup.model));
   if (const auto window = retention->window_tokens()) {
     limits.attention_sink_tokens = retention->sink_tokens();
     limits.attention_window_tokens = *window;

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "tests/cli/run_cli.h"
 
@@ -36,6 +38,24 @@ TEST(CostCli, TheBreakdownSumsToTheIterationTime) {
   EXPECT_NE(text.out.find("memory"), std::string::npos);
 }
 
+// A hybrid model: its 52 sliding layers read their 1024-token window, its 10 full layers the
+// whole context; the profile kind, which has no sliding layers, refuses it (exit 2).
+TEST(CostCli, AHybridModelIsTimedPerLayerKind) {
+  const auto cost = cost_json("--model gemma-3-27b-it --device h100-sxm --batch decode:32x32768");
+  std::map<std::string, nlohmann::json> ops;
+  for (const auto& op : cost["operators"]) ops[op["name"].get<std::string>()] = op;
+  ASSERT_EQ(ops.count("attention_decode_sliding"), 1u) << cost.dump(2);
+  EXPECT_EQ(ops["attention_decode_sliding"]["count"], 52);
+  EXPECT_EQ(ops["attention_decode"]["count"], 10);
+  EXPECT_LT(ops["attention_decode_sliding"]["bytes"].get<double>(),
+            ops["attention_decode"]["bytes"].get<double>());
+  const auto profile = run_kvsim(
+      "cost --model gemma-3-27b-it --device h100-sxm --kind profile --profiles /nonexistent "
+      "--batch decode:1x100");
+  EXPECT_EQ(profile.exit_code, 2);
+  EXPECT_NE(profile.err.find("hybrid"), std::string::npos) << profile.err;
+}
+
 // One request on an idle engine: its TTFT is one prefill iteration and its TPOT one decode,
 // each exactly what kvsim cost says for that batch.
 TEST(CostCli, TheSimulatorUsesTheSameIterationTimes) {
@@ -50,6 +70,24 @@ TEST(CostCli, TheSimulatorUsesTheSameIterationTimes) {
   // The default scenario's model and device (presets/scenarios/default.yaml).
   const auto prefill = cost_json("--model llama3-8b --device a100-40g --batch prefill:1x1000");
   const auto decode = cost_json("--model llama3-8b --device a100-40g --batch decode:1x1000");
+  EXPECT_EQ(std::llround(summary["ttft_s"]["mean"].get<double>() * 1e9), prefill["iteration_ns"]);
+  EXPECT_EQ(std::llround(summary["tpot_s"]["mean"].get<double>() * 1e9), decode["iteration_ns"]);
+}
+
+// The same for a hybrid model whose window binds (a 3000-token prompt, W = 1024): the
+// scheduler's shapes carry the window as kvsim cost's do.
+TEST(CostCli, TheSimulatorTimesAHybridAsKvsimCostDoes) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "cost_cli_hybrid";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "one.csv") << "arrival_s,prompt_tokens,output_tokens\n0,3000,2\n";
+  const auto sim = run_kvsim(
+      "simulate default --set model=gemma-3-27b-it --set device=h100-sxm "
+      "--set workload.synthetic=null --set workload.trace=" +
+      (dir / "one.csv").string() + " --set cost_model.kind=operators --json");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const auto summary = nlohmann::json::parse(sim.out);
+  const auto prefill = cost_json("--model gemma-3-27b-it --device h100-sxm --batch prefill:1x3000");
+  const auto decode = cost_json("--model gemma-3-27b-it --device h100-sxm --batch decode:1x3000");
   EXPECT_EQ(std::llround(summary["ttft_s"]["mean"].get<double>() * 1e9), prefill["iteration_ns"]);
   EXPECT_EQ(std::llround(summary["tpot_s"]["mean"].get<double>() * 1e9), decode["iteration_ns"]);
 }

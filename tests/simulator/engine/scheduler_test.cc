@@ -342,5 +342,35 @@ TEST(SchedulerTable, RequestsThatCanNeverFitAreDropped) {
                   });
 }
 
+// The cost model's sliding window reaches the batch's shape: a request of 20 prompt tokens
+// with W = 8 and a budget of 16 runs a chunk of 16 after nothing (rows 0..7 the causal
+// triangle 1 + ... + 8 = 36, rows 8..15 a dense band of 8 x 8), then its last 4 after 16
+// cached (query i sees W - 1 - i of them: 7 + 6 + 5 + 4 = 22 dense pairs, min(16, W - 1) = 7
+// cached keys read).
+TEST(SchedulerShape, TheCostWindowFillsTheWindowSums) {
+  KvCacheConfig config;
+  config.num_blocks = 17;
+  config.block_size = scheduler_table::kBlockSize;
+  config.eviction = "lru";
+  config.bytes_per_block = scheduler_table::kBytesPerBlock;
+  KvCacheCoordinator cache = KvCacheCoordinator::create(config).value();
+  RequestTable requests;
+  SchedulerLimits l = limits(16, /*chunked_prefill=*/true, /*prefix_caching=*/false);
+  l.cost_window_tokens = 8;
+  Scheduler scheduler(l, &cache, &requests);
+  scheduler_table::arrive({0, 20, 2, {}}, 0, &cache, &requests, &scheduler);
+  StepPlan plan;
+  StepResult result;
+  scheduler.schedule(&plan);
+  EXPECT_EQ(plan.shape.window_tokens, 8u);
+  EXPECT_EQ(plan.shape.window_prefill_causal_pairs, 36u);
+  EXPECT_EQ(plan.shape.window_prefill_cross_pairs, 64u);
+  scheduler.complete(plan, &result);
+  scheduler.schedule(&plan);
+  EXPECT_EQ(plan.shape.prefill_context_tokens, 16u);
+  EXPECT_EQ(plan.shape.window_prefill_context_tokens, 7u);
+  EXPECT_EQ(plan.shape.window_prefill_cross_pairs, 22u);
+}
+
 }  // namespace
 }  // namespace kvsim::sim
