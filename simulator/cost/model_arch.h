@@ -2,12 +2,11 @@
 // experts, the MLP's form, tied embeddings, MLA's projections — read through one function so
 // that the cost models do not depend on where ModelSpec keeps them.
 //
-// ModelSpec does not carry these fields yet (they are being added under the same names); until
-// it does, model_arch() returns a dense, gated, untied model, and for MLA derives
-// qk_nope_head_dim = head_dim - qk_rope_head_dim and v_head_dim = qk_nope_head_dim (DeepSeek's
-// shapes) with no q compression. An MoE preset without expert fields (num_active_params <
-// num_params) is costed as a dense model of its active parameters
-// (OperatorCostModel: dense_ffn_width_for_active_params).
+// model_arch() reads them from ModelSpec (core/model_spec.h: what the config.json importer and
+// the model YAML fill). For MLA without qk_nope_head_dim / v_head_dim it derives DeepSeek's
+// shapes: qk_nope_head_dim = head_dim - qk_rope_head_dim and v_head_dim = qk_nope_head_dim.
+// An MoE preset without expert fields (num_active_params < num_params) is costed as a dense
+// model of its active parameters (OperatorCostModel: dense_ffn_width_for_active_params).
 #pragma once
 
 #include <cstdint>
@@ -19,9 +18,8 @@ namespace kvsim::sim {
 struct ModelArch {
   uint32_t num_experts = 0;                      // routed experts per MoE layer; 0 = dense
   uint32_t num_experts_per_token = 0;            // top-k
-  uint32_t num_shared_experts = 0;               // always-active experts per MoE layer
   uint32_t moe_intermediate_size = 0;            // FFN width of one routed expert
-  uint32_t shared_expert_intermediate_size = 0;  // FFN width of one shared expert
+  uint32_t shared_expert_intermediate_size = 0;  // FFN width of all shared experts together
   uint32_t num_dense_layers = 0;                 // leading layers with a dense FFN (MoE models)
   bool gated_mlp = true;                         // SwiGLU-style: up and gate projections
   bool tie_word_embeddings = false;              // LM head shares the embedding's weights

@@ -84,8 +84,7 @@ void set_moe(const ModelSpec& m, const ModelArch& arch, uint32_t tp, OperatorInp
   in->expert_up = {"expert_up", h, gate * expert};
   in->expert_down = {"expert_down", expert, h};
   in->expert_act_width = (gate + 1) * expert;
-  const double shared =
-      per_device(uint64_t{arch.shared_expert_intermediate_size} * arch.num_shared_experts, tp);
+  const double shared = per_device(arch.shared_expert_intermediate_size, tp);
   in->shared_up = {"shared_up", h, gate * shared};
   in->shared_down = {"shared_down", shared, h};
   in->shared_act_width = (gate + 1) * shared;

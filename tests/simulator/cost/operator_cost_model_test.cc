@@ -229,6 +229,32 @@ TEST(OperatorCostModel, MoeReadsTheExpertsTheBatchTouches) {
   EXPECT_DOUBLE_EQ(many.bytes, 2.0 * 128 * 256 * distinct + 2.0 * 200 * 384);
 }
 
+// The expert fields of a preset reach the operator model (simulator/cost/model_arch.h):
+// Mixtral-8x7B (8 experts of 14,336, top 2, no shared expert, SwiGLU) at TP 2.
+TEST(OperatorCostModel, AnMoePresetIsCostedByItsExperts) {
+  const ModelSpec model = *load_model("mixtral-8x7b");
+  const DeviceSpec device = *load_device("h100-sxm");
+  CapacityQuery query;
+  query.tp = 2;
+  const OperatorInputs in =
+      operator_inputs(model, device, *compute_capacity(model, &device, query), DType::kBf16, 2);
+  EXPECT_EQ(in.num_moe_layers, 32u);
+  EXPECT_EQ(in.num_experts, 8u);
+  EXPECT_EQ(in.experts_per_token, 2u);
+  EXPECT_DOUBLE_EQ(in.expert_up.n, 2.0 * 14'336 / 2);
+  EXPECT_DOUBLE_EQ(in.expert_down.k, 14'336.0 / 2);
+  EXPECT_DOUBLE_EQ(in.shared_up.n, 0.0);
+  const OperatorCostModel cost(in, operator_fit_for_device(device), CudaGraphs::kDecode);
+  BatchShape decodes;
+  for (int i = 0; i < 64; ++i) decodes.add(1, 1024, /*prefill=*/false, /*sampled=*/true);
+  const auto ops = by_name(cost, decodes);
+  EXPECT_EQ(ops.count("mlp_up"), 0u);
+  // 64 tokens x top 2 of 8: every expert is read, 8 (1 - 0.75^64) of them.
+  EXPECT_NEAR(ops.at("expert_up").bytes,  // one instance (layer)
+              2.0 * 4096 * 14'336 * 8 * (1 - std::pow(0.75, 64)) + 2.0 * 128 * (4096 + 14'336),
+              1.0);
+}
+
 TEST(OperatorFits, ParametersByNameAndDevice) {
   OperatorFit fit = round_fit();
   ASSERT_TRUE(set_fit_parameter(&fit, "gemm.memory_efficiency", 0.75).is_ok());
