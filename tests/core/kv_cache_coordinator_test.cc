@@ -189,6 +189,31 @@ TEST(KvCacheCoordinatorTest, AHitIsThePrefixEveryGroupHolds) {
   c.check_invariants();
 }
 
+TEST(KvCacheCoordinatorTest, ASlidingGroupLowersTheHitOfAFullGroup) {
+  // Window 5: a hit needs the cdiv(4, 4) = 1 block before its end in the window group.
+  const CacheGroupSpec window5{LayerKind::kSlidingWindow, 5};
+  KvCacheCoordinator c = make(7, {kFull, window5});
+  const std::vector<BlockHash> hashes = hashes_of(0, 2);
+  c.add_request(1, 8, hashes);
+  ASSERT_TRUE(c.allocate_slots(1, 8).has_value());  // full 1, 2; window 3, 4; free 5, 6, 7
+  // The 9th token: the window group drops block 3 (wholly before 8 - 5 + 1), still cached and
+  // free behind 7; the groups take 5 and 6.
+  ASSERT_TRUE(c.allocate_slots(1, 1).has_value());
+  EXPECT_EQ(c.num_free_blocks(), 2u);
+  c.add_request(2, 1, {});
+  ASSERT_TRUE(c.allocate_slots(2, 1).has_value());  // takes 7 and 3: block 3's content is gone
+  EXPECT_THAT(c.group(1).block_table(2), ElementsAre(3u));
+  EXPECT_EQ(c.stats().num_evictions, 1u);
+  c.add_request(3, 5, std::span<const BlockHash>(hashes).first(1));
+  PrefixHit full_only;
+  c.group(0).get_computed_blocks(3, &full_only);
+  EXPECT_EQ(full_only.num_blocks(), 1u);  // request 1 still holds its first full block
+  PrefixHit hit;
+  c.get_computed_blocks(3, &hit);
+  EXPECT_EQ(hit.num_blocks(), 0u);  // but the window group no longer has it
+  c.check_invariants();
+}
+
 TEST(KvCacheCoordinatorTest, RefusesWhatAHybridCacheDoesNotDo) {
   KvCacheConfig config = pool_config(10);
   config.num_host_blocks = 4;
