@@ -304,7 +304,6 @@ std::optional<SlotAllocation> KvCacheCoordinator::allocate_hybrid(RequestId id,
                                                                   uint64_t num_new_tokens,
                                                                   const PrefixHit& hit,
                                                                   uint64_t lookahead) {
-  const bool takes_hit = hit.num_blocks() > 0;
   if (surely_fits(id, num_new_tokens, hit, lookahead)) {
     scratch_order_.clear();  // any order: no group needs another's trim
     for (size_t g = 0; g < groups_.size(); ++g) scratch_order_.emplace_back(0, g);
@@ -321,13 +320,9 @@ std::optional<SlotAllocation> KvCacheCoordinator::allocate_hybrid(RequestId id,
     trimmed += need.blocks_trimmed;
     scratch_order_.emplace_back(net_blocks(need), g);
   }
+  // With a hit the request holds nothing yet: no group trims (the hit's entries before a window
+  // are null already), so the order of step 3 does not matter and these nets serve.
   if (needed > uint64_t{pool_->num_free_blocks()} + trimmed) return std::nullopt;
-  if (takes_hit) {  // the needs of step 3 come after the hit is taken
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      scratch_order_[g].first =
-          net_blocks(groups_[g].block_need(id, num_new_tokens, {}, lookahead));
-    }
-  }
   return commit_hybrid(id, num_new_tokens, hit, lookahead);
 }
 

@@ -137,8 +137,7 @@ bool Scheduler::admit_external(uint32_t slot, uint32_t c, ExternalKv kv, StepPla
   SimRequest& request = requests_->at(slot);
   const uint64_t block = cache_->block_size();
   const uint64_t cached = hit_.num_tokens + kv.num_tokens;
-  // One group: connectors are not offered a hybrid model's requests (the engine setup).
-  const uint64_t new_blocks = ceil_div(cached, block) - hit_.num_blocks();
+  const uint64_t new_blocks = cache_->new_blocks_to_admit(hit_.num_blocks(), kv.num_tokens);
   if (new_blocks + hit_.num_free_blocks > cache_->num_free_blocks()) return false;
   connectors_[c]->on_admit(cache_->block_hashes(request.id), hit_, kv);
   const bool allocated = cache_->allocate_slots(request.id, kv.num_tokens, hit_).has_value();
@@ -171,6 +170,13 @@ Scheduler::Admission Scheduler::admit_through_connectors(uint32_t slot, StepPlan
   return Admission::kNone;
 }
 
+// The tokens an admission must find room for: all `needed` when the whole prompt must fit
+// (without an attention window), else the chunk it computes now.
+uint64_t Scheduler::admission_tokens(uint64_t needed, uint64_t chunk) const {
+  const bool whole = limits_.reserve_full_prompt && limits_.attention_window_tokens == 0;
+  return whole ? needed : chunk;
+}
+
 // False when the waiting request could not be admitted with budget tokens even if its whole
 // known prefix hit: its new blocks only fall as the hit grows (and free hit blocks only add),
 // so the prefix lookup, whose cost grows with the prompt and the KV cache groups, is skipped.
@@ -178,8 +184,7 @@ bool Scheduler::fits_with_longest_hit(const SimRequest& request, uint64_t budget
   const uint64_t hit_blocks = limits_.prefix_caching ? cache_->max_hit_blocks(request.id) : 0;
   const uint64_t needed = request.known_tokens() - hit_blocks * cache_->block_size();
   if (needed > budget && !limits_.chunked_prefill) return false;
-  const bool whole = limits_.reserve_full_prompt && limits_.attention_window_tokens == 0;
-  const uint64_t reserved = whole ? needed : std::min(needed, budget);
+  const uint64_t reserved = admission_tokens(needed, std::min(needed, budget));
   return cache_->new_blocks_to_admit(hit_blocks, reserved) + limits_.watermark_blocks <=
          cache_->num_free_blocks();
 }
@@ -207,8 +212,7 @@ void Scheduler::schedule_waiting(uint64_t* budget, StepPlan* plan) {
     // test allocate_slots makes; checking first saves it a pass over the hit when it fails),
     // for all its tokens when the whole prompt must fit, and the watermark left over. With an
     // attention window the sequence never holds its whole prompt: the chunk is checked.
-    const bool whole = limits_.reserve_full_prompt && limits_.attention_window_tokens == 0;
-    const uint64_t reserved = whole ? needed : num_tokens;
+    const uint64_t reserved = admission_tokens(needed, num_tokens);
     if (cache_->blocks_to_admit(hit_, reserved) + limits_.watermark_blocks >
         cache_->num_free_blocks()) {
       return;

@@ -192,6 +192,7 @@ class Scheduler {
   void schedule_swapped(StepPlan* plan);
   void schedule_waiting(uint64_t* budget, StepPlan* plan);
   bool fits_with_longest_hit(const SimRequest& request, uint64_t budget) const;
+  uint64_t admission_tokens(uint64_t needed, uint64_t chunk) const;
   // The waiting head through the connectors (its hit in hit_).
   Admission admit_through_connectors(uint32_t slot, StepPlan* plan);
   // Admission of the waiting head with KV from connector `c`; false when it does not fit.
