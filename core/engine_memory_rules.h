@@ -18,9 +18,10 @@ namespace kvsim::engine_rules {
 // measurement as V1) and of the V1 16 GB log (0.06 GiB).
 inline constexpr uint64_t kNonTorchBytes = 60 * kGiB / 1000;
 // NCCL buffers per peer rank, counted as non-torch memory while the worker's baseline snapshot
-// preceded the distributed init (vLLM V0 and V1 < 0.11): fitted to one log, 0.21 GiB on a TP4
-// L40S worker (v0.10.2) = 0.06 + 3 x 0.05.
-inline constexpr uint64_t kNcclPerPeerBytes = 50 * kGiB / 1000;
+// preceded the distributed init (vLLM V0 and V1 < 0.11): fitted to one log, the non-torch
+// term of the eight workers of a TP8 L40S run (v0.10.2; 0.21 GiB on six, 0.18 and 0.17 on two):
+// the median 0.21 = 0.06 + 7 x 0.021. (An earlier fit read that log as TP4 and took 0.05.)
+inline constexpr uint64_t kNcclPerPeerBytes = 21 * kGiB / 1000;
 // The CUDA context and runtime of a worker (vLLM 0.6.4 and V1 <= 0.9.0 count it as non-torch;
 // SGLang's free memory at start excludes it): 0.29 GiB, fitted to vLLM 0.6.4's RTX 3090 line
 // non_torch_memory=0.35GiB less kNonTorchBytes.
@@ -31,7 +32,7 @@ inline constexpr uint64_t kNpuNonTorchBytes = kGiB;
 // CUDA-graph memory per decoder layer (piecewise graphs, capture sizes up to 512): 18 MiB,
 // fitted to three "Graph capturing finished ... took X GiB" lines (granite-4.0-micro 0.72 GiB /
 // 40 layers, Qwen2.5-1.5B 0.49 / 28, Qwen2.5-7B-AWQ 0.48 / 28); MoE layers 37.5 MiB from one
-// (Qwen3-235B-A22B TP4: 3.45 GiB / 94 layers).
+// (Qwen3-235B-A22B, TP8 with expert parallelism: 3.45 GiB / 94 layers).
 inline constexpr uint64_t kGraphBytesPerLayer = 18 * kMiB;
 inline constexpr uint64_t kMoeGraphBytesPerLayer = 75 * kMiB / 2;
 // vLLM V1's sampler on the profile's dummy batch (vllm/v1/sample/sampler.py and

@@ -61,8 +61,16 @@ std::vector<FigureRow> figure_rows(const StartupLog& log, const ModelSpec& model
           b.requested_bytes / kBytesPerGiB);
   add_row(&rows, "weights", "GiB", log.weights_bytes, gib(log.weights_bytes),
           term_gib(b, "weights"));
-  add_row(&rows, "activation peak", "GiB", activation, gib(activation),
-          term_gib(b, "activation peak"));
+  // From v0.21 the engine subtracts its CUDA-graph estimate, and the "Actual usage ... GiB for
+  // peak activation" it prints afterwards includes it: 110.06 - 55.99 consumed - 3.78 peak =
+  // the 50.29 GiB KV pool of a logged run whose estimate was 1.94 GiB (docs/engine_memory.md).
+  if (b.graphs_subtracted && log.activation_bytes) {
+    add_row(&rows, "activation + graph estimate", "GiB", activation, gib(activation),
+            term_gib(b, "activation peak").value_or(0) + term_gib(b, "CUDA graphs").value_or(0));
+  } else {
+    add_row(&rows, "activation peak", "GiB", activation, gib(activation),
+            term_gib(b, "activation peak"));
+  }
   add_row(&rows, "non-torch memory", "GiB", log.non_torch_bytes, gib(log.non_torch_bytes),
           term_gib(b, "non-torch memory"));
   add_row(&rows, "graph memory", "GiB", log.graph_bytes, gib(log.graph_bytes), graphs);

@@ -38,11 +38,24 @@ double number(const std::string& text) {
   return std::strtod(digits.c_str(), nullptr);
 }
 
-// First value wins; a later different value adds a note (several ranks or runs in one log).
-// Two printings of one figure at different precision (0.9276 GB and 0.93 GiB) agree within
-// `tolerance`.
+// Which of several different values of one figure a log keeps.
+enum class Keep {
+  kFirst,     // several ranks or runs: the first printed
+  kSmallest,  // vLLM V1 prints one KV pool per worker and allocates the smallest on every one
+};
+
+void add_note(StartupLog* log, const std::string& note) {
+  for (const std::string& known : log->notes) {
+    if (known == note) return;
+  }
+  log->notes.push_back(note);
+}
+
+// The first value is kept (or the smallest, with Keep::kSmallest); a later different value adds
+// a note. Two printings of one figure at different precision (0.9276 GB and 0.93 GiB) agree
+// within `tolerance`.
 void put(StartupLog* log, Slot slot, const char* name, double value, int line, bool exact,
-         double tolerance = 0) {
+         double tolerance = 0, Keep keep = Keep::kFirst) {
   std::optional<LoggedValue>& field = log->*slot;
   if (!field) {
     field = LoggedValue{value, line, exact};
@@ -50,12 +63,15 @@ void put(StartupLog* log, Slot slot, const char* name, double value, int line, b
   }
   tolerance = std::max(tolerance, 1e-9 * std::max(1.0, std::fabs(value)));
   if (std::fabs(field->value - value) <= tolerance) return;
-  const std::string note = std::string("several values of ") + name + ": the first (line " +
-                           std::to_string(field->line) + ") is used";
-  for (const std::string& known : log->notes) {
-    if (known == note) return;
+  if (keep == Keep::kFirst) {
+    add_note(log, std::string("several values of ") + name + ": the first (line " +
+                      std::to_string(field->line) + ") is used");
+    return;
   }
-  log->notes.push_back(note);
+  if (value < field->value) field = LoggedValue{value, line, exact};
+  add_note(log, std::string("several values of ") + name +
+                    " (one per worker): the smallest is used, the pool vLLM allocates on every "
+                    "worker");
 }
 
 void put_gib(StartupLog* log, Slot slot, const char* name, const std::string& text, int line) {
@@ -118,6 +134,12 @@ std::vector<Rule> engine_rules() {
                      log->version.reset();
                      set_version(log, m[2]);
                    }));
+  // The release vLLM's start-up banner prints ("▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.27.1").
+  r.push_back(rule(R"(█\s+version ([0-9]+\.[0-9]+\.[0-9]+))",
+                   [](const Match& m, int, StartupLog* log) { set_version(log, m[1]); }));
+  // The release a pasted `docker run vllm/vllm-openai:v0.31.0...` names by its image tag.
+  r.push_back(rule(R"(vllm/vllm-openai:v([0-9]+\.[0-9]+\.[0-9]+))",
+                   [](const Match& m, int, StartupLog* log) { set_version(log, m[1]); }));
   r.push_back(rule(R"((vLLM API server version|vLLM Version\s*:?)\s*v?([0-9][0-9a-zA-Z.+]*))",
                    [](const Match& m, int, StartupLog* log) {
                      if (log->engine != EngineKind::kVllmAscend) set_version(log, m[2]);
@@ -247,9 +269,15 @@ std::vector<Rule> kv_rules() {
                    }));
   r.push_back(rule(R"(GPU KV cache size:\s+([0-9,]+) tokens)",
                    [](const Match& m, int line, StartupLog* log) {
-                     put_count(log, &StartupLog::kv_tokens, "KV cache tokens", m[1], line);
+                     put(log, &StartupLog::kv_tokens, "KV cache tokens", number(m[1]), line, true,
+                         0, Keep::kSmallest);
                      set_engine(log, EngineKind::kVllm, line);
                    }));
+  // vLLM V1's stat logger: the blocks each worker allocated, after unifying the workers' pools.
+  r.push_back(rule(R"(num_gpu_blocks is: ([0-9]+))", [](const Match& m, int line, StartupLog* log) {
+    put_count(log, &StartupLog::num_blocks, "KV blocks", m[1], line);
+    set_engine(log, EngineKind::kVllm, line);
+  }));
   r.push_back(rule(R"((#tokens: |max_total_num_tokens=)([0-9]+))",
                    [](const Match& m, int line, StartupLog* log) {
                      put_count(log, &StartupLog::kv_tokens, "KV cache tokens", m[2], line);
@@ -258,7 +286,7 @@ std::vector<Rule> kv_rules() {
                    [](const Match& m, int line, StartupLog* log) {
                      put_count(log, &StartupLog::max_model_len, "max model length", m[1], line);
                      put(log, &StartupLog::max_concurrency, "maximum concurrency", number(m[2]),
-                         line, false, 0.0051);
+                         line, false, 0.0051, Keep::kSmallest);
                    }));
   r.push_back(rule(R"(Maximum concurrency \.\.\. ([0-9.]+)x)",
                    [](const Match& m, int line, StartupLog* log) {

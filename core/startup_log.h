@@ -19,7 +19,10 @@
 // and the settings a log or a pasted command line states (model, TP, utilization, max model
 // length, batched tokens, dtype, quantization). "GiB" and "GB" are 2^30 bytes in all of them.
 // A figure seen twice with different values (several ranks or runs) keeps the first, and a
-// note says so. Pure: text in, figures out.
+// note says so; V1's per-worker "GPU KV cache size" and "Maximum concurrency" keep the smallest,
+// since the engine unifies the workers' pools to the smallest
+// (vllm/v1/core/kv_cache_utils.py unify_kv_cache_configs), and its stat logger's
+// "num_gpu_blocks is: N" is that unified pool. Pure: text in, figures out.
 #pragma once
 
 #include <cstdint>

@@ -169,5 +169,47 @@ TEST(StartupLogTest, ReadsTheV1KvCacheLine) {
   EXPECT_NEAR(log->available_kv_bytes->value, 35.34 * kBytesPerGiB, 0.01 * kBytesPerGiB);
 }
 
+// Several workers print their own pool; vLLM V1 allocates the smallest on every one, and its
+// stat logger prints that unified pool in blocks.
+TEST(StartupLogTest, PerWorkerPoolsKeepTheSmallestAndTheStatLoggerGivesBlocks) {
+  auto log = parse_startup_log(
+      "GPU KV cache size: 238,208 tokens\n"
+      "Maximum concurrency for 32,768 tokens per request: 7.27x\n"
+      "GPU KV cache size: 237,344 tokens\n"
+      "Maximum concurrency for 32,768 tokens per request: 7.24x\n"
+      "GPU KV cache size: 237,520 tokens\n"
+      "Engine 000: vllm cache_config_info with initialization after num_gpu_blocks is: 14834\n",
+      "tp8.log");
+  ASSERT_TRUE(log.is_ok()) << log.status().message();
+  ASSERT_TRUE(log->kv_tokens.has_value());
+  EXPECT_EQ(log->kv_tokens->value, 237'344);
+  EXPECT_EQ(log->kv_tokens->line, 3);
+  ASSERT_TRUE(log->max_concurrency.has_value());
+  EXPECT_DOUBLE_EQ(log->max_concurrency->value, 7.24);
+  ASSERT_TRUE(log->num_blocks.has_value());
+  EXPECT_EQ(log->num_blocks->value, 14'834);
+  EXPECT_EQ(log->engine, EngineKind::kVllm);
+}
+
+TEST(StartupLogTest, VersionFromTheBannerOrTheDockerImageTag) {
+  auto banner = parse_startup_log(
+      "INFO [api_utils.py:345]  \u2584\u2584 \u2584\u2588 \u2588     \u2588  version 0.27.1\n"
+      "GPU KV cache size: 1,629,520 tokens\n",
+      "banner.log");
+  ASSERT_TRUE(banner.is_ok()) << banner.status().message();
+  EXPECT_EQ(banner->version_text, "0.27.1");
+  auto docker = parse_startup_log(
+      "$ docker run --gpus all vllm/vllm-openai:v0.31.0-ubuntu2404 --model m\n"
+      "GPU KV cache size: 460,496 tokens\n",
+      "docker.log");
+  ASSERT_TRUE(docker.is_ok()) << docker.status().message();
+  EXPECT_EQ(docker->version_text, "0.31.0");
+  // Other "version" lines name no vLLM release.
+  auto nccl = parse_startup_log(
+      "NCCL INFO NCCL version 2.21.5+cuda12.4\nGPU KV cache size: 1,000 tokens\n", "nccl.log");
+  ASSERT_TRUE(nccl.is_ok()) << nccl.status().message();
+  EXPECT_FALSE(nccl->version.has_value());
+}
+
 }  // namespace
 }  // namespace kvsim
