@@ -13,6 +13,30 @@ constexpr uint32_t kEmbeddingBits = 16;     // the model's fp16/bf16 dtype
 constexpr long double kInt4GroupBits = 20;  // fp16 scale + 4-bit zero point per group
 constexpr long double kInt4GroupSize = 128;
 
+// Bits of all weights as the checkpoint stores them, router included.
+long double total_bits(const ModelSpec& model, DType weight_dtype) {
+  if (!model.weight_quantization.method.empty()) {
+    // The checkpoint names its quantized parameters and their groups (core/model_spec.h):
+    // count those exactly, the rest (router included) at the weight dtype.
+    return static_cast<long double>(weight_bits(model, weight_dtype));
+  }
+  const long double params = static_cast<long double>(model.num_params);
+  const uint32_t bits = dtype_bits(weight_dtype);
+  if (bits >= kEmbeddingBits) return params * bits;
+  const long double kept =
+      std::min(params, static_cast<long double>(embedding_params(model) + router_params(model)));
+  const long double linear = params - kept;
+  long double total = linear * bits + kept * kEmbeddingBits;
+  if (weight_dtype == DType::kInt4) total += linear * kInt4GroupBits / kInt4GroupSize;
+  return total;
+}
+
+// The width the K and V projections are stored at.
+uint32_t linear_bits(const ModelSpec& model, DType weight_dtype) {
+  const WeightQuantization& q = model.weight_quantization;
+  return q.method.empty() ? dtype_bits(weight_dtype) : dtype_bits(q.dtype);
+}
+
 }  // namespace
 
 uint64_t embedding_params(const ModelSpec& model) {
@@ -20,24 +44,34 @@ uint64_t embedding_params(const ModelSpec& model) {
   return model.tie_word_embeddings ? one : 2 * one;
 }
 
+uint64_t router_params(const ModelSpec& model) {
+  if (model.num_experts == 0 || model.num_layers <= model.num_dense_layers) return 0;
+  return uint64_t{model.num_layers - model.num_dense_layers} * model.hidden_size *
+         model.num_experts;
+}
+
+uint64_t replicated_kv_params(const ModelSpec& model, uint32_t tp) {
+  if (tp <= model.num_kv_heads || model.num_kv_heads == 0 || model.kv_lora_rank > 0 ||
+      is_hybrid(model)) {
+    return 0;
+  }
+  // Every rank holds one whole KV head where the even share would be kv_heads / tp of one.
+  return uint64_t{model.num_layers} * 2 * model.hidden_size * model.head_dim;
+}
+
 uint64_t loaded_weight_bytes(const ModelSpec& model, DType weight_dtype, uint32_t tp) {
-  if (!model.weight_quantization.method.empty()) {
-    // The checkpoint names its quantized parameters and their groups (core/model_spec.h):
-    // count those exactly, the rest at the weight dtype.
-    return ceil_div(weight_bits(model, weight_dtype),
-                    uint64_t{kBitsPerByte} * std::max<uint32_t>(tp, 1));
-  }
-  const long double params = static_cast<long double>(model.num_params);
-  const uint32_t bits = dtype_bits(weight_dtype);
-  long double total_bits = params * bits;
-  if (bits < kEmbeddingBits) {
-    const long double embedding =
-        std::min(params, static_cast<long double>(embedding_params(model)));
-    const long double linear = params - embedding;
-    total_bits = linear * bits + embedding * kEmbeddingBits;
-    if (weight_dtype == DType::kInt4) total_bits += linear * kInt4GroupBits / kInt4GroupSize;
-  }
-  return static_cast<uint64_t>(std::ceil(total_bits / 8.0L / std::max<uint32_t>(tp, 1)));
+  tp = std::max<uint32_t>(tp, 1);
+  const long double kv = static_cast<long double>(replicated_kv_params(model, tp));
+  const long double kv_bits = kv * linear_bits(model, weight_dtype);
+  const long double kv_share = kv_bits * model.num_kv_heads;  // the projections' own bits
+  const uint32_t router_bits =
+      !model.weight_quantization.method.empty() || dtype_bits(weight_dtype) >= kEmbeddingBits
+          ? dtype_bits(weight_dtype)
+          : kEmbeddingBits;
+  const long double router = static_cast<long double>(router_params(model)) * router_bits;
+  const long double sharded = total_bits(model, weight_dtype) - router - (kv > 0 ? kv_share : 0);
+  const long double per_rank = sharded / tp + router + kv_bits;
+  return static_cast<uint64_t>(std::ceil(per_rank / 8.0L));
 }
 
 }  // namespace kvsim

@@ -15,6 +15,15 @@
 // against the logged weights of Qwen2.5-7B-Instruct-AWQ (5.29 GiB logged, 5.19 modelled) and
 // granite-4.0-micro with online fp8 (3.42 logged, 3.41 modelled): docs/engine_memory.md.
 // Norms, biases and per-tensor fp8 scales are below 0.1% and counted at the weight dtype.
+//
+// Over `tp` devices everything is split evenly except what vLLM replicates on every rank:
+//   the MoE router (ReplicatedLinear, hidden x experts per MoE layer, unquantized: 16-bit,
+//     or the weight dtype where that is wider), and
+//   the K and V projections when tp > kv_heads (QKVParallelLinear gives each rank one whole
+//     KV head: layers x 2 x hidden x head_dim per rank, at the linear layers' width).
+// Qwen3-235B-A22B fp8 at TP8 (4 KV heads, 128 experts, 94 layers): 0.09 GiB of router and
+// 0.05 GiB more KV projection per rank than an even split; the logged 27.72 GiB per rank
+// (docs/engine_memory.md) is 27.65 with them, 27.51 without.
 #pragma once
 
 #include <cstdint>
@@ -29,5 +38,12 @@ uint64_t loaded_weight_bytes(const ModelSpec& model, DType weight_dtype, uint32_
 
 // The vocab x hidden parameters a quantized checkpoint keeps in 16-bit (E above).
 uint64_t embedding_params(const ModelSpec& model);
+
+// The MoE router's parameters (0 for a dense model): replicated, never quantized.
+uint64_t router_params(const ModelSpec& model);
+
+// The K and V projection parameters one rank holds when tp > kv_heads (one whole KV head per
+// rank); 0 when the heads split evenly, and for MLA and hybrid models.
+uint64_t replicated_kv_params(const ModelSpec& model, uint32_t tp);
 
 }  // namespace kvsim

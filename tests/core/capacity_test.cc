@@ -4,6 +4,7 @@
 
 #include "core/presets.h"
 #include "core/units.h"
+#include "core/weight_memory.h"
 
 namespace kvsim {
 namespace {
@@ -134,6 +135,29 @@ TEST(CapacityTest, TensorParallelSplitsKvHeadsAndWeights) {
   EXPECT_EQ(capacity(model, nullptr, query).shape_per_device.heads, 1u);
   query.tp = 3;
   EXPECT_FALSE(compute_capacity(model, nullptr, query).is_ok());
+}
+
+// vLLM replicates the MoE router (16-bit) on every rank, and gives each rank one whole KV head
+// when there are more ranks than KV heads; the rest splits evenly.
+TEST(CapacityTest, TensorParallelReplicatesTheRouterAndSurplusKvHeads) {
+  ModelSpec model = *load_model("llama3-8b");  // 32 layers, hidden 4096, 8 KV heads of 128
+  model.num_params = 1'000'000'000'000ull;     // round, to read the arithmetic below
+  model.num_experts = 64;
+  model.num_dense_layers = 2;
+  const uint64_t router = 30ull * 4096 * 64;        // 30 MoE layers x hidden x experts
+  const uint64_t kv_head = 32ull * 2 * 4096 * 128;  // K and V of one head, all layers
+  const uint64_t embedding = embedding_params(model);
+  EXPECT_EQ(router_params(model), router);
+  EXPECT_EQ(replicated_kv_params(model, 8), 0u);  // 8 heads over 8 ranks: an even split
+  EXPECT_EQ(replicated_kv_params(model, 16), kv_head);
+  // bf16 at TP8: the router is held whole, the rest split.
+  EXPECT_EQ(loaded_weight_bytes(model, DType::kBf16, 8),
+            (model.num_params - router) * 2 / 8 + router * 2);
+  // fp8 at TP16: embeddings and router stay 16-bit; each rank holds one KV head (fp8) where
+  // an even split would give it 8/16 of one.
+  const uint64_t linear = model.num_params - embedding - router;
+  const uint64_t sharded_bytes = linear - 8 * kv_head + embedding * 2;
+  EXPECT_EQ(loaded_weight_bytes(model, DType::kFp8, 16), sharded_bytes / 16 + router * 2 + kv_head);
 }
 
 TEST(CapacityTest, SlidingWindowCapsTokensKept) {
