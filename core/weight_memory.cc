@@ -13,6 +13,15 @@ constexpr uint32_t kEmbeddingBits = 16;     // the model's fp16/bf16 dtype
 constexpr long double kInt4GroupBits = 20;  // fp16 scale + 4-bit zero point per group
 constexpr long double kInt4GroupSize = 128;
 
+// The width of what quantization leaves unquantized (embeddings, lm_head, MoE router): the
+// weight dtype itself where that is 16-bit or wider or a checkpoint names its quantized
+// parameters, else 16-bit.
+uint32_t unquantized_bits(const ModelSpec& model, DType weight_dtype) {
+  const uint32_t bits = dtype_bits(weight_dtype);
+  return !model.weight_quantization.method.empty() || bits >= kEmbeddingBits ? bits
+                                                                             : kEmbeddingBits;
+}
+
 // Bits of all weights as the checkpoint stores them, router included.
 long double total_bits(const ModelSpec& model, DType weight_dtype) {
   if (!model.weight_quantization.method.empty()) {
@@ -26,7 +35,7 @@ long double total_bits(const ModelSpec& model, DType weight_dtype) {
   const long double kept =
       std::min(params, static_cast<long double>(embedding_params(model) + router_params(model)));
   const long double linear = params - kept;
-  long double total = linear * bits + kept * kEmbeddingBits;
+  long double total = linear * bits + kept * unquantized_bits(model, weight_dtype);
   if (weight_dtype == DType::kInt4) total += linear * kInt4GroupBits / kInt4GroupSize;
   return total;
 }
@@ -63,13 +72,10 @@ uint64_t loaded_weight_bytes(const ModelSpec& model, DType weight_dtype, uint32_
   tp = std::max<uint32_t>(tp, 1);
   const long double kv = static_cast<long double>(replicated_kv_params(model, tp));
   const long double kv_bits = kv * linear_bits(model, weight_dtype);
-  const long double kv_share = kv_bits * model.num_kv_heads;  // the projections' own bits
-  const uint32_t router_bits =
-      !model.weight_quantization.method.empty() || dtype_bits(weight_dtype) >= kEmbeddingBits
-          ? dtype_bits(weight_dtype)
-          : kEmbeddingBits;
-  const long double router = static_cast<long double>(router_params(model)) * router_bits;
-  const long double sharded = total_bits(model, weight_dtype) - router - (kv > 0 ? kv_share : 0);
+  const long double kv_share = kv_bits * model.num_kv_heads;  // all K and V projections
+  const long double router =
+      static_cast<long double>(router_params(model)) * unquantized_bits(model, weight_dtype);
+  const long double sharded = total_bits(model, weight_dtype) - router - kv_share;
   const long double per_rank = sharded / tp + router + kv_bits;
   return static_cast<uint64_t>(std::ceil(per_rank / 8.0L));
 }
