@@ -235,12 +235,14 @@ void KvCacheCoordinator::get_computed_blocks(RequestId id, PrefixHit* hit) const
   hit->clear();
   KVSIM_CHECK(groups_[0].num_tokens(id) == 0, "get_computed_blocks() of a request with slots");
   if (has_recurrent_) return;  // states are not cached: no prefix is whole in every group
-  // Lower the hit until every group has it (each group's hit at a length is at most it).
-  // A full group's hit at a lower length is that length, so only sliding groups are asked
-  // again.
+  // Lower the hit until every group has it (each group's hit at a length is at most it, and
+  // is monotone in the length, so the order the groups are asked in does not change the
+  // result). Full groups go first: their scan stops at the first miss, where a sliding
+  // group's right-to-left scan walks a prompt that is not cached whole. A full group's hit at
+  // a lower length is that length, so only sliding groups are asked again.
   uint64_t length = groups_[0].max_hit_blocks(id);
   for (size_t g = 0; g < groups_.size() && length > 0; ++g) {
-    length = group_hit_blocks(g, id, length);
+    if (specs_[g].kind != LayerKind::kSlidingWindow) length = group_hit_blocks(g, id, length);
   }
   for (bool lowered = length > 0; lowered;) {
     lowered = false;
