@@ -15,7 +15,8 @@
 //            + num_seqs x vocab x bytes_per_logit   the sampler's tensors over the full vocab
 //
 // Attention is FlashAttention-style (no tokens x tokens score matrix). bytes_per_logit is the
-// engine's (engine_memory.h: vLLM V1 28 B from its code, V0 38 B measured). The forward model
+// engine's (engine_memory_rules.h: 38 B measured for the sort-based sampler of vLLM V0 and
+// V1's first model runner, whose live set is 28 B). The forward model
 // gives 110,592 B/token for Llama-3.1-8B; vLLM 0.6.4's profile on an RTX 3090 grew by
 // 0.92 GiB between 20,000 and 29,000 tokens (109,800 B/token; docs/engine_memory.md). For MoE
 // models intermediate is one expert's width; routed-expert workspaces are not modelled (below

@@ -10,7 +10,9 @@
 //                                ESTIMATE_CUDAGRAPHS=1; before 0.18 graphs come out of the
 //                                1 - utilization slack)
 //                            <= 0.9.0 also charges the CUDA context and other processes'
-//                            memory (non_torch = total - free - torch_allocated)
+//                            memory (non_torch = total - free - torch_allocated); model
+//                            runner v2 (>= 0.25 dense, >= 0.29 all) is not modelled term by
+//                            term (engine_memory_vllm.cc: a stop-gap)
 //   vllm-v0 (0.4 -> 0.10)    the same budget; profiling batch max(max_model_len, 2048) tokens
 //                            unless chunked prefill (auto-enabled above 32K context from 0.6)
 //   vllm-ascend              <= 0.14: total x util - (torch peak + non-torch incl. other

@@ -35,17 +35,20 @@ inline constexpr uint64_t kNpuNonTorchBytes = kGiB;
 // (Qwen3-235B-A22B, TP8 with expert parallelism: 3.45 GiB / 94 layers).
 inline constexpr uint64_t kGraphBytesPerLayer = 18 * kMiB;
 inline constexpr uint64_t kMoeGraphBytesPerLayer = 75 * kMiB / 2;
-// vLLM V1's sampler on the profile's dummy batch (vllm/v1/sample/sampler.py and
-// ops/topk_topp_sampler.py apply_top_k_top_p, read at v0.11): live at its peak (the scatter
-// back to vocab order) per logit: the model-dtype logits + their fp32 copy 4 + sorted values 4
-// + sort indices (int64) 8 + top-k mask 1 + sorted softmax 4 + top-p mask 1 + scattered 4,
-// i.e. activation bytes + 26. Derived from the code; the 16 GB V1 log measured 1.04 GiB where
-// this gives 1.03.
-inline constexpr uint32_t kV1SamplerBytesPerLogitBeyondDtype = 26;
-// vLLM V0's sampler: 38 B per logit, fitted to the two V0 0.7.x logs whose activation peak is
-// the sampler's (Qwen2.5-Math-1.5B 1.40 GiB, Qwen2.5-7B 4-bit 1.42 GiB, 256 x 151,936-152,064
-// logits). The code's live set at the scatter is 32 B; the CUDA sort's temporaries add the rest.
-inline constexpr uint32_t kV0SamplerBytesPerLogit = 38;
+// The live set of the sort-based top-k/top-p sampler (vllm/v1/sample/sampler.py and
+// ops/topk_topp_sampler.py apply_top_k_top_p, read at v0.11) at the scatter back to vocab
+// order, per logit: the model-dtype logits + their fp32 copy 4 + sorted values 4 + sort
+// indices (int64) 8 + top-k mask 1 + sorted softmax 4 + top-p mask 1 + scattered 4, i.e.
+// activation bytes + 26. Derived from the code; vllm-ascend's sampler, whose sort is an NPU
+// operator, is charged this.
+inline constexpr uint32_t kSamplerLiveBytesPerLogitBeyondDtype = 26;
+// The peak of that sampler on CUDA, in V1's first model runner and in vLLM V0 (whose sampler
+// sorts the same way): 38 B per logit, 10 above the live set (the CUDA sort's temporaries: its
+// int64 index input and radix-sort buffers). Fitted to the four logs whose activation peak is the
+// sampler's and which print it, all 16-bit logits over 256 sampled rows: V0 0.7.x
+// Qwen2.5-Math-1.5B 1.40 GiB and Qwen2.5-7B 4-bit 1.42 GiB (151,936-152,064 vocab); V1 0.10.2
+// Qwen3-8B-FP8 at TP1 and Qwen3-235B-A22B-FP8 at TP8 (every rank), 1.40 GiB each (151,936 vocab).
+inline constexpr uint32_t kSortSamplerBytesPerLogit = 38;
 // MindIE's post-processing: model-dtype logits and an fp32 copy, 6 B per logit (an
 // assumption: no MindIE log with an activation figure was found).
 inline constexpr uint32_t kMindieSamplerBytesPerLogit = 6;

@@ -29,9 +29,10 @@ uint64_t term_bytes(const EngineBudget& b, const std::string& name) {
 // Llama-3-8B fp16 on an A100-80GB (not a "large" device for vLLM >= 0.9: 2048 batched tokens,
 // 256 sequences), vLLM 0.11.0.
 constexpr uint64_t kLlama8bWeights = 8'030'261'248ull * 2;
-// Sampler peak: 2048 x 4096 hidden x 2 B + 256 seqs x 128,256 vocab x (2 + 26) B; the forward
-// (2048 x (3 x 4096 + 3 x 14336) x 2 B = 226,492,416 B) is smaller.
-constexpr uint64_t kLlama8bActivation = 2048ull * 4096 * 2 + 256ull * 128'256 * 28;
+// Sampler peak (the first model runner's sort-based sampler, 38 B per logit): 2048 x 4096
+// hidden x 2 B + 256 seqs x 128,256 vocab x 38 B; the forward (2048 x (3 x 4096 + 3 x 14336)
+// x 2 B = 226,492,416 B) is smaller.
+constexpr uint64_t kLlama8bActivation = 2048ull * 4096 * 2 + 256ull * 128'256 * 38;
 
 TEST(EngineMemoryTest, VllmV1SubtractsWeightsActivationAndNonTorch) {
   EngineQuery query;
@@ -46,6 +47,37 @@ TEST(EngineMemoryTest, VllmV1SubtractsWeightsActivationAndNonTorch) {
   EXPECT_EQ(term_bytes(b, "non-torch memory"), 60 * kGiB / 1000);
   EXPECT_FALSE(b.graphs_subtracted);  // 0.11: graphs come out of the 1 - utilization slack
   EXPECT_EQ(b.kv_budget_bytes, requested - kLlama8bWeights - kLlama8bActivation - 60 * kGiB / 1000);
+}
+
+// Model runner v2 profiles dense models from 0.25 and every model from 0.29; kvsim charges it
+// the sampler's live set (activation bytes + 26 per logit) and says so in a note.
+TEST(EngineMemoryTest, VllmModelRunnerV2ChargesTheSamplerLiveSetWithANote) {
+  const auto has_runner_v2_note = [](const EngineBudget& b) {
+    for (const std::string& note : b.notes) {
+      if (note.find("model runner v2") != std::string::npos) return true;
+    }
+    return false;
+  };
+  const ModelSpec dense = *load_model("llama3-8b");
+  const DeviceSpec device = *load_device("a100-80g");
+  EngineQuery query;
+  query.version = EngineVersion{0, 25, 0};
+  const EngineBudget v2 = budget(dense, device, query);
+  EXPECT_EQ(term_bytes(v2, "activation peak"), 2048ull * 4096 * 2 + 256ull * 128'256 * 28);
+  EXPECT_TRUE(has_runner_v2_note(v2));
+  query.version = EngineVersion{0, 24, 0};
+  const EngineBudget first = budget(dense, device, query);
+  EXPECT_EQ(term_bytes(first, "activation peak"), kLlama8bActivation);
+  EXPECT_FALSE(has_runner_v2_note(first));
+
+  // A MoE model keeps the first runner until 0.29.
+  const ModelSpec moe = *load_model("qwen3-30b-a3b");
+  const uint64_t logits = 256ull * moe.vocab_size;
+  const uint64_t hidden = 2048ull * moe.hidden_size * 2;
+  query.version = EngineVersion{0, 28, 0};
+  EXPECT_EQ(term_bytes(budget(moe, device, query), "activation peak"), hidden + logits * 38);
+  query.version = EngineVersion{0, 29, 0};
+  EXPECT_EQ(term_bytes(budget(moe, device, query), "activation peak"), hidden + logits * 28);
 }
 
 TEST(EngineMemoryTest, VllmActivationGrowsWithBatchedTokens) {
