@@ -43,10 +43,10 @@ inline constexpr uint64_t kMoeGraphBytesPerLayer = 75 * kMiB / 2;
 // operator, is charged this.
 inline constexpr uint32_t kSamplerLiveBytesPerLogitBeyondDtype = 26;
 // The peak of that sampler on CUDA, in V1's first model runner and in vLLM V0 (whose sampler
-// sorts the same way): 38 B per logit, 10 above the live set (the CUDA sort's temporaries: its
-// int64 index input and radix-sort buffers). Fitted to the four logs whose activation peak is the
-// sampler's and which print it, all 16-bit logits over 256 sampled rows: V0 0.7.x
-// Qwen2.5-Math-1.5B 1.40 GiB and Qwen2.5-7B 4-bit 1.42 GiB (151,936-152,064 vocab); V1 0.10.2
+// sorts the same way; its live set is 32 B): 38 B per logit, 10 above V1's live set (the CUDA
+// sort's temporaries: its int64 index input and radix-sort buffers). Fitted to the four logs whose
+// activation peak is the sampler's and which print it, all 16-bit logits over 256 sampled rows: V0
+// 0.7.x Qwen2.5-Math-1.5B 1.40 GiB and Qwen2.5-7B 4-bit 1.42 GiB (151,936-152,064 vocab); V1 0.10.2
 // Qwen3-8B-FP8 at TP1 and Qwen3-235B-A22B-FP8 at TP8 (every rank), 1.40 GiB each (151,936 vocab).
 inline constexpr uint32_t kSortSamplerBytesPerLogit = 38;
 // MindIE's post-processing: model-dtype logits and an fp32 copy, 6 B per logit (an
