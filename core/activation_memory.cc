@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/checked_math.h"
+
 namespace kvsim {
 
 ActivationPeak activation_peak(const ModelSpec& model, uint32_t tp, DType activation_dtype,
@@ -23,6 +25,14 @@ ActivationPeak activation_peak(const ModelSpec& model, uint32_t tp, DType activa
   out.sampler_dominates = out.sampler_bytes >= out.forward_bytes;
   out.peak_bytes = std::max(out.forward_bytes, out.sampler_bytes);
   return out;
+}
+
+uint64_t cold_compile_peak_bytes(const ModelSpec& model, uint32_t tp, DType activation_dtype,
+                                 uint64_t num_tokens) {
+  const uint64_t b = dtype_bits(activation_dtype) / 8;
+  const uint64_t ranks = std::max<uint32_t>(tp, 1);
+  const uint64_t vocab_per_rank = ceil_div(uint64_t{model.vocab_size}, ranks);
+  return (vocab_per_rank + num_tokens) * model.hidden_size * b;
 }
 
 }  // namespace kvsim

@@ -47,6 +47,13 @@ struct ActivationPeak {
   bool sampler_dominates = false;
 };
 
+// vLLM's cold torch.compile inside the profile run (model runner v2 logs, vLLM issues #54122 and
+// #54383): Inductor benchmarks its combo kernels on random copies of their inputs, the largest
+// being the embedding table (vocab / tp x hidden), while the dummy batch's hidden states (tokens
+// x hidden) are live. An inferred size (docs/engine_memory.md); a warm compile cache has none.
+uint64_t cold_compile_peak_bytes(const ModelSpec& model, uint32_t tp, DType activation_dtype,
+                                 uint64_t num_tokens);
+
 // `activation_dtype`: the dtype activations are computed in (16-bit for quantized weights).
 ActivationPeak activation_peak(const ModelSpec& model, uint32_t tp, DType activation_dtype,
                                const ProfileBatch& batch, uint32_t sampler_bytes_per_logit);

@@ -2,7 +2,7 @@
 // so the KV budget a pool of that engine gets. Each engine's rule follows its own code, term by
 // term (docs/engine_memory.md quotes the lines, with repository, path and version):
 //
-//   vllm (V1, 0.8 -> 0.28)   available = total x gpu_memory_utilization - weights
+//   vllm (V1, 0.8 -> 0.31)   available = total x gpu_memory_utilization - weights
 //                              - activation peak (profile run of max_num_batched_tokens tokens)
 //                              - non-torch increase (cuBLAS/NCCL/attention workspaces)
 //                              - CUDA-graph estimate (subtracted by default from 0.21; 0.18-0.20
@@ -11,8 +11,8 @@
 //                                1 - utilization slack)
 //                            <= 0.9.0 also charges the CUDA context and other processes'
 //                            memory (non_torch = total - free - torch_allocated); model
-//                            runner v2 (>= 0.25 dense, >= 0.29 all) is not modelled term by
-//                            term (engine_memory_vllm.cc: a stop-gap)
+//                            runner v2 (>= 0.25 dense, >= 0.29 all): a lighter sampler, a
+//                            cold torch.compile's peak, no graph estimate before 0.29
 //   vllm-v0 (0.4 -> 0.10)    the same budget; profiling batch max(max_model_len, 2048) tokens
 //                            unless chunked prefill (auto-enabled above 32K context from 0.6)
 //   vllm-ascend              <= 0.14: total x util - (torch peak + non-torch incl. other

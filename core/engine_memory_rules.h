@@ -49,6 +49,10 @@ inline constexpr uint32_t kSamplerLiveBytesPerLogitBeyondDtype = 26;
 // 0.7.x Qwen2.5-Math-1.5B 1.40 GiB and Qwen2.5-7B 4-bit 1.42 GiB (151,936-152,064 vocab); V1 0.10.2
 // Qwen3-8B-FP8 at TP1 and Qwen3-235B-A22B-FP8 at TP8 (every rank), 1.40 GiB each (151,936 vocab).
 inline constexpr uint32_t kSortSamplerBytesPerLogit = 38;
+// Model runner v2's dummy sampler (vllm/v1/worker/gpu/sample/sampler.py): the model-dtype
+// logits and one fp32 copy, activation bytes + 4 per logit; top-k/top-p are skipped in
+// profiling and its Gumbel kernel writes only per-block partials. Derived from the code.
+inline constexpr uint32_t kRunnerV2SamplerBytesPerLogitBeyondDtype = 4;
 // MindIE's post-processing: model-dtype logits and an fp32 copy, 6 B per logit (an
 // assumption: no MindIE log with an activation figure was found).
 inline constexpr uint32_t kMindieSamplerBytesPerLogit = 6;
@@ -74,9 +78,11 @@ Status mindie_budget(const Inputs& in, EngineBudget* out);
 void set_requested(const Inputs& in, double default_utilization, const std::string& name,
                    const std::string& source, EngineBudget* out);
 SetAsideTerm weights_term(const Inputs& in, const std::string& source);
-// The activation term of a profile run and the rows it sampled.
+// The activation term of a profile run and the rows it sampled; with cold_compile, the larger
+// of that and a cold torch.compile's peak (core/activation_memory.h).
 SetAsideTerm activation_term(const Inputs& in, const ProfileBatch& batch,
-                             uint32_t sampler_bytes_per_logit, const std::string& source);
+                             uint32_t sampler_bytes_per_logit, const std::string& source,
+                             bool cold_compile = false);
 SetAsideTerm graph_term(const Inputs& in, const std::string& name, const std::string& source);
 // "1.23 GiB" style with the exact bytes: "1,320,702,443 B (1.23 GiB)".
 std::string bytes_text(uint64_t bytes);

@@ -15,6 +15,7 @@ constexpr EngineVersion kV1GraphEstimate{0, 18, 0};    // PR #30515: profile_cud
 constexpr EngineVersion kV1GraphDefault{0, 21, 0};     // PR #38284: subtracted, util 0.92
 constexpr EngineVersion kV1Mrv2Dense{0, 25, 0};        // PR #44443: model runner v2, dense
 constexpr EngineVersion kV1Mrv2All{0, 29, 0};          // PR #53183: model runner v2, every model
+constexpr EngineVersion kV1Mrv2Graphs{0, 29, 0};       // PR #53306: v2 reserves graph memory
 constexpr EngineVersion kAscendProfiler{0, 15, 0};     // #6625: upstream memory_profiling
 constexpr EngineVersion kAscend310pHalving{0, 18, 0};  // #7372: NPUWorker310 // 2
 
@@ -27,12 +28,13 @@ constexpr char kV1ProfileSource[] =
     "GPUModelRunner.profile_run: _dummy_run(max_num_batched_tokens) + _dummy_sampler_run "
     "(torch_peak_increase)";
 constexpr char kMrv2ProfileSource[] =
-    "vllm/v1/worker/gpu/model_runner.py profile_run (model runner v2): not modelled term by "
-    "term; kvsim charges the first runner's sampler live set";
+    "vllm/v1/worker/gpu/model_runner.py profile_run (model runner v2): _dummy_run + "
+    "_dummy_sampler_run without top-k/top-p; a cold torch.compile runs inside the window "
+    "(vLLM #54122)";
 constexpr char kMrv2Note[] =
-    "model runner v2 (vLLM >= 0.25 for dense models, >= 0.29 for all) profiles differently (no "
-    "sort in its dummy sampler) and its logged peaks are not derived yet: kvsim keeps the first "
-    "runner's sampler live set and graph estimate here, a stop-gap (docs/engine_memory.md)";
+    "model runner v2 (vLLM >= 0.25 for dense models, >= 0.29 for all): a cold torch.compile "
+    "cache assumed, whose peak (the embedding table's size, inferred: docs/engine_memory.md) "
+    "counts as activation; a warm cache gives a larger pool (vLLM #54383)";
 constexpr char kNonTorchSource[] =
     "memory_profiling: non_torch_increase since the worker's snapshot (vllm/utils.py, "
     "vllm/utils/mem_utils.py)";
@@ -78,9 +80,8 @@ ProfileBatch profile_batch(const EngineBudget& out) {
           std::min<uint64_t>(out.max_num_seqs, out.max_num_batched_tokens)};
 }
 
-uint32_t sampler_live_bytes(const Inputs& in) {
-  return dtype_bits(activation_dtype(in.capacity.weight_dtype)) / 8 +
-         kSamplerLiveBytesPerLogitBeyondDtype;
+uint32_t activation_bytes(const Inputs& in) {
+  return dtype_bits(activation_dtype(in.capacity.weight_dtype)) / 8;
 }
 
 // Which V1 model runner profiles: v2 (vllm/v1/worker/gpu/) by default for dense models from
@@ -137,16 +138,23 @@ Status vllm_v1_budget(const Inputs& in, EngineBudget* out) {
   resolve_v1_batch(in, out);
   out->terms.push_back(weights_term(in, kV1WeightsSource));
   const bool runner_v2 = model_runner_v2(in);
-  out->terms.push_back(activation_term(
-      in, profile_batch(*out), runner_v2 ? sampler_live_bytes(in) : kSortSamplerBytesPerLogit,
-      runner_v2 ? kMrv2ProfileSource : kV1ProfileSource));
-  if (runner_v2) out->notes.push_back(kMrv2Note);
+  if (runner_v2) {
+    out->terms.push_back(activation_term(
+        in, profile_batch(*out), activation_bytes(in) + kRunnerV2SamplerBytesPerLogitBeyondDtype,
+        kMrv2ProfileSource, !in.query.enforce_eager));
+    out->notes.push_back(kMrv2Note);
+  } else {
+    out->terms.push_back(
+        activation_term(in, profile_batch(*out), kSortSamplerBytesPerLogit, kV1ProfileSource));
+  }
   out->terms.push_back(gpu_non_torch_term(in, v < kV1NcclInBaseline));
   if (v < kV1MemoryProfiler) {
     out->terms.push_back(
         context_term(in, "gpu_worker.py (<= 0.9.0): non_torch = total - free - torch_allocated"));
   }
-  add_graph_term(in, v >= kV1GraphDefault, "CUDA graphs", kV1GraphSource, out);
+  // Model runner v2 made no graph estimate before 0.29 (its profile_cudagraph_memory returned 0).
+  const bool estimated = runner_v2 ? v >= kV1Mrv2Graphs : v >= kV1GraphDefault;
+  add_graph_term(in, estimated, "CUDA graphs", kV1GraphSource, out);
   if (out->graphs_subtracted && v < kV1GraphEstimate) {
     out->notes.push_back("vLLM before 0.18 has no graph estimate; kvsim subtracts its own");
   }
@@ -198,9 +206,9 @@ Status vllm_ascend_budget(const Inputs& in, EngineBudget* out) {
   resolve_v1_batch(in, out);
   out->block_size = 128;  // vllm_ascend/platform.py: cache_config.block_size = 128
   out->terms.push_back(weights_term(in, "NPUModelRunner.load_model"));
-  out->terms.push_back(
-      activation_term(in, profile_batch(*out), sampler_live_bytes(in),
-                      "NPUModelRunner.profile_run (vLLM's dummy run and sampler)"));
+  out->terms.push_back(activation_term(
+      in, profile_batch(*out), activation_bytes(in) + kSamplerLiveBytesPerLogitBeyondDtype,
+      "NPUModelRunner.profile_run (vLLM's dummy run and sampler)"));
   out->terms.push_back(
       {"non-torch memory", kNpuNonTorchBytes,
        format_bytes(kNpuNonTorchBytes) + " per NPU worker (CANN runtime, HCCL)",

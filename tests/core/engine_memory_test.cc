@@ -49,9 +49,10 @@ TEST(EngineMemoryTest, VllmV1SubtractsWeightsActivationAndNonTorch) {
   EXPECT_EQ(b.kv_budget_bytes, requested - kLlama8bWeights - kLlama8bActivation - 60 * kGiB / 1000);
 }
 
-// Model runner v2 profiles dense models from 0.25 and every model from 0.29; kvsim charges it
-// the sampler's live set (activation bytes + 26 per logit) and says so in a note.
-TEST(EngineMemoryTest, VllmModelRunnerV2ChargesTheSamplerLiveSetWithANote) {
+// Model runner v2 profiles dense models from 0.25 and every model from 0.29: its sampler keeps
+// the logits and an fp32 copy (2 + 4 B per logit), a cold torch.compile's peak is the embedding
+// table plus the batch's hidden states, and it subtracts no graph estimate before 0.29.
+TEST(EngineMemoryTest, VllmModelRunnerV2ChargesAColdCompileAndNoGraphsBefore029) {
   const auto has_runner_v2_note = [](const EngineBudget& b) {
     for (const std::string& note : b.notes) {
       if (note.find("model runner v2") != std::string::npos) return true;
@@ -63,21 +64,31 @@ TEST(EngineMemoryTest, VllmModelRunnerV2ChargesTheSamplerLiveSetWithANote) {
   EngineQuery query;
   query.version = EngineVersion{0, 25, 0};
   const EngineBudget v2 = budget(dense, device, query);
-  EXPECT_EQ(term_bytes(v2, "activation peak"), 2048ull * 4096 * 2 + 256ull * 128'256 * 28);
+  // (128,256 vocab + 2,048 tokens) x 4096 x 2 B, above the sampler's 2048 x 4096 x 2 + 256 x
+  // 128,256 x 6 = 213,778,432 B and the forward's 226,492,416 B.
+  EXPECT_EQ(term_bytes(v2, "activation peak"), (128'256ull + 2048) * 4096 * 2);
+  EXPECT_FALSE(v2.graphs_subtracted);
   EXPECT_TRUE(has_runner_v2_note(v2));
+  query.enforce_eager = true;  // no compile: the forward is the peak
+  EXPECT_EQ(term_bytes(budget(dense, device, query), "activation peak"),
+            2048ull * (3 * 4096 + 3 * 14336) * 2);
+  query.enforce_eager = false;
+  query.version = EngineVersion{0, 29, 0};
+  EXPECT_TRUE(budget(dense, device, query).graphs_subtracted);  // PR #53306
   query.version = EngineVersion{0, 24, 0};
   const EngineBudget first = budget(dense, device, query);
   EXPECT_EQ(term_bytes(first, "activation peak"), kLlama8bActivation);
+  EXPECT_TRUE(first.graphs_subtracted);
   EXPECT_FALSE(has_runner_v2_note(first));
 
   // A MoE model keeps the first runner until 0.29.
   const ModelSpec moe = *load_model("qwen3-30b-a3b");
-  const uint64_t logits = 256ull * moe.vocab_size;
-  const uint64_t hidden = 2048ull * moe.hidden_size * 2;
   query.version = EngineVersion{0, 28, 0};
-  EXPECT_EQ(term_bytes(budget(moe, device, query), "activation peak"), hidden + logits * 38);
+  EXPECT_EQ(term_bytes(budget(moe, device, query), "activation peak"),
+            2048ull * moe.hidden_size * 2 + 256ull * moe.vocab_size * 38);
   query.version = EngineVersion{0, 29, 0};
-  EXPECT_EQ(term_bytes(budget(moe, device, query), "activation peak"), hidden + logits * 28);
+  EXPECT_EQ(term_bytes(budget(moe, device, query), "activation peak"),
+            (uint64_t{moe.vocab_size} + 2048) * moe.hidden_size * 2);
 }
 
 TEST(EngineMemoryTest, VllmActivationGrowsWithBatchedTokens) {
