@@ -22,17 +22,12 @@ ActivationPeak activation_peak(const ModelSpec& model, uint32_t tp, DType activa
   out.logits_elements = batch.num_seqs * uint64_t{model.vocab_size};
   out.sampler_bytes_per_logit = sampler_bytes_per_logit;
   out.sampler_bytes = out.hidden_bytes + out.logits_elements * sampler_bytes_per_logit;
-  out.sampler_dominates = out.sampler_bytes >= out.forward_bytes;
-  out.peak_bytes = std::max(out.forward_bytes, out.sampler_bytes);
+  if (batch.cold_compile) {
+    out.compile_bytes =
+        (ceil_div(uint64_t{model.vocab_size}, ranks) + batch.num_tokens) * hidden * b;
+  }
+  out.peak_bytes = std::max({out.forward_bytes, out.sampler_bytes, out.compile_bytes});
   return out;
-}
-
-uint64_t cold_compile_peak_bytes(const ModelSpec& model, uint32_t tp, DType activation_dtype,
-                                 uint64_t num_tokens) {
-  const uint64_t b = dtype_bits(activation_dtype) / 8;
-  const uint64_t ranks = std::max<uint32_t>(tp, 1);
-  const uint64_t vocab_per_rank = ceil_div(uint64_t{model.vocab_size}, ranks);
-  return (vocab_per_rank + num_tokens) * model.hidden_size * b;
 }
 
 }  // namespace kvsim

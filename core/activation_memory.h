@@ -4,7 +4,7 @@
 // `num_tokens` tokens split over `num_seqs` sequences (vLLM: max_num_batched_tokens over
 // min(max_num_seqs, tokens) requests, no KV cache yet) followed by the sampler on one row per
 // sequence, and subtract the peak of the memory the run allocated beyond the weights. The peak
-// is the larger of two phases:
+// is the largest of the phases:
 //
 //   forward  = num_tokens x max(MLP, attention) per token x b            (b = bytes of the
 //     MLP       = 3 x hidden + 3 x intermediate / tp                       activation dtype)
@@ -13,6 +13,11 @@
 //                 (residual, normed input, layer output; fused QKV output, attention output)
 //   sampler  = num_tokens x hidden x b          the forward's output, still referenced
 //            + num_seqs x vocab x bytes_per_logit   the sampler's tensors over the full vocab
+//   compile  = (vocab / tp + num_tokens) x hidden x b   only with a cold torch.compile inside
+//              the profile (vLLM's model runner v2 logs, vLLM issues #54122 and #54383):
+//              Inductor benchmarks its combo kernels on random copies of their inputs, the
+//              largest being the embedding table, while the batch's hidden states are live.
+//              An inferred size (docs/engine_memory.md); a warm compile cache has none.
 //
 // Attention is FlashAttention-style (no tokens x tokens score matrix). bytes_per_logit is the
 // engine's (engine_memory_rules.h: 38 B measured for the sort-based sampler of vLLM V0 and
@@ -31,8 +36,9 @@
 namespace kvsim {
 
 struct ProfileBatch {
-  uint64_t num_tokens = 0;  // tokens of the dummy forward (max_num_batched_tokens)
-  uint64_t num_seqs = 0;    // sequences, one sampled row each (min(max_num_seqs, tokens))
+  uint64_t num_tokens = 0;    // tokens of the dummy forward (max_num_batched_tokens)
+  uint64_t num_seqs = 0;      // sequences, one sampled row each (min(max_num_seqs, tokens))
+  bool cold_compile = false;  // a cold torch.compile runs inside the profile
 };
 
 struct ActivationPeak {
@@ -43,16 +49,9 @@ struct ActivationPeak {
   uint64_t logits_elements = 0;            // num_seqs x vocab
   uint32_t sampler_bytes_per_logit = 0;
   uint64_t sampler_bytes = 0;  // hidden_bytes + logits_elements x bytes_per_logit
-  uint64_t peak_bytes = 0;     // max(forward_bytes, sampler_bytes)
-  bool sampler_dominates = false;
+  uint64_t compile_bytes = 0;  // the cold compile's peak (0 without one)
+  uint64_t peak_bytes = 0;     // max(forward_bytes, sampler_bytes, compile_bytes)
 };
-
-// vLLM's cold torch.compile inside the profile run (model runner v2 logs, vLLM issues #54122 and
-// #54383): Inductor benchmarks its combo kernels on random copies of their inputs, the largest
-// being the embedding table (vocab / tp x hidden), while the dummy batch's hidden states (tokens
-// x hidden) are live. An inferred size (docs/engine_memory.md); a warm compile cache has none.
-uint64_t cold_compile_peak_bytes(const ModelSpec& model, uint32_t tp, DType activation_dtype,
-                                 uint64_t num_tokens);
 
 // `activation_dtype`: the dtype activations are computed in (16-bit for quantized weights).
 ActivationPeak activation_peak(const ModelSpec& model, uint32_t tp, DType activation_dtype,

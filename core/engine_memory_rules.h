@@ -78,11 +78,9 @@ Status mindie_budget(const Inputs& in, EngineBudget* out);
 void set_requested(const Inputs& in, double default_utilization, const std::string& name,
                    const std::string& source, EngineBudget* out);
 SetAsideTerm weights_term(const Inputs& in, const std::string& source);
-// The activation term of a profile run and the rows it sampled; with cold_compile, the larger
-// of that and a cold torch.compile's peak (core/activation_memory.h).
+// The activation term of a profile run and the rows it sampled.
 SetAsideTerm activation_term(const Inputs& in, const ProfileBatch& batch,
-                             uint32_t sampler_bytes_per_logit, const std::string& source,
-                             bool cold_compile = false);
+                             uint32_t sampler_bytes_per_logit, const std::string& source);
 SetAsideTerm graph_term(const Inputs& in, const std::string& name, const std::string& source);
 // "1.23 GiB" style with the exact bytes: "1,320,702,443 B (1.23 GiB)".
 std::string bytes_text(uint64_t bytes);

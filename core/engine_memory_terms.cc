@@ -48,14 +48,14 @@ SetAsideTerm weights_term(const Inputs& in, const std::string& source) {
 }
 
 SetAsideTerm activation_term(const Inputs& in, const ProfileBatch& batch,
-                             uint32_t sampler_bytes_per_logit, const std::string& source,
-                             bool cold_compile) {
+                             uint32_t sampler_bytes_per_logit, const std::string& source) {
   const DType act = activation_dtype(in.capacity.weight_dtype);
   const ActivationPeak peak =
       activation_peak(in.model, in.capacity.tp, act, batch, sampler_bytes_per_logit);
   const std::string b = format_number(dtype_bits(act) / 8.0);
   std::string formula =
-      std::string(cold_compile ? "max(forward, sampler, cold compile)" : "max(forward, sampler)") +
+      std::string(batch.cold_compile ? "max(forward, sampler, cold compile)"
+                                     : "max(forward, sampler)") +
       "; forward = " + format_count(batch.num_tokens) + " tokens x max(MLP " +
       format_count(peak.mlp_bytes_per_token) + ", attention " +
       format_count(peak.attention_bytes_per_token) + ") B = " + format_bytes(peak.forward_bytes) +
@@ -63,15 +63,12 @@ SetAsideTerm activation_term(const Inputs& in, const ProfileBatch& batch,
       std::to_string(in.model.hidden_size) + " x " + b + " + " + format_count(batch.num_seqs) +
       " seqs x " + format_count(in.model.vocab_size) + " vocab x " +
       std::to_string(sampler_bytes_per_logit) + " B = " + format_bytes(peak.sampler_bytes);
-  uint64_t bytes = peak.peak_bytes;
-  if (cold_compile) {
-    const uint64_t compile =
-        cold_compile_peak_bytes(in.model, in.capacity.tp, act, batch.num_tokens);
+  if (batch.cold_compile) {
     formula += "; cold compile = (vocab / TP + " + format_count(batch.num_tokens) + " tokens) x " +
-               std::to_string(in.model.hidden_size) + " x " + b + " B = " + format_bytes(compile);
-    bytes = std::max(bytes, compile);
+               std::to_string(in.model.hidden_size) + " x " + b +
+               " B = " + format_bytes(peak.compile_bytes);
   }
-  return {"activation peak", bytes, formula, source, SetAsideKind::kActivation};
+  return {"activation peak", peak.peak_bytes, formula, source, SetAsideKind::kActivation};
 }
 
 SetAsideTerm graph_term(const Inputs& in, const std::string& name, const std::string& source) {

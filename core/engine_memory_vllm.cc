@@ -139,9 +139,11 @@ Status vllm_v1_budget(const Inputs& in, EngineBudget* out) {
   out->terms.push_back(weights_term(in, kV1WeightsSource));
   const bool runner_v2 = model_runner_v2(in);
   if (runner_v2) {
-    out->terms.push_back(activation_term(
-        in, profile_batch(*out), activation_bytes(in) + kRunnerV2SamplerBytesPerLogitBeyondDtype,
-        kMrv2ProfileSource, !in.query.enforce_eager));
+    ProfileBatch batch = profile_batch(*out);
+    batch.cold_compile = !in.query.enforce_eager;
+    out->terms.push_back(
+        activation_term(in, batch, activation_bytes(in) + kRunnerV2SamplerBytesPerLogitBeyondDtype,
+                        kMrv2ProfileSource));
     out->notes.push_back(kMrv2Note);
   } else {
     out->terms.push_back(
