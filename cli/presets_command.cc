@@ -41,15 +41,19 @@ StatusOr<nlohmann::json> device_entry(const std::string& name) {
   nlohmann::json entry = {{"name", name},
                           {"vendor", device.vendor},
                           {"memory_bytes", device.memory_bytes},
+                          {"runtime_memory_bytes", engine_total_memory_bytes(device)},
                           {"memory_bandwidth_gbps", device.memory_bandwidth_gbps},
                           {"fp16_tflops", device.fp16_tflops},
                           {"kv_layout", kv_layout_name(device.kv_layout)},
                           {"default_block_size", device.default_block_size}};
+  const std::string runtime = device.runtime_memory_bytes > 0
+                                  ? " (runtime " + format_bytes(device.runtime_memory_bytes) + ")"
+                                  : std::string();
   entry["summary"] =
-      fmt::format("{}, {}, {} GB/s, {} TFLOPS fp16, {} layout, block {}", device.vendor,
-                  format_bytes(device.memory_bytes), format_number(device.memory_bandwidth_gbps),
-                  format_number(device.fp16_tflops), kv_layout_name(device.kv_layout),
-                  device.default_block_size);
+      fmt::format("{}, {}{}, {} GB/s, {} TFLOPS fp16, {} layout, block {}", device.vendor,
+                  format_bytes(device.memory_bytes), runtime,
+                  format_number(device.memory_bandwidth_gbps), format_number(device.fp16_tflops),
+                  kv_layout_name(device.kv_layout), device.default_block_size);
   return entry;
 }
 

@@ -69,6 +69,7 @@ nlohmann::json engine_json(const CapacityPlan& plan) {
   out["name"] = engine_kind_name(b.kind);
   out["version"] = engine_version_name(b.version);
   out["total_bytes"] = b.total_bytes;
+  out["total_source"] = b.total_source;
   out["memory_utilization"] = b.memory_utilization;
   out["requested_bytes"] = b.requested_bytes;
   nlohmann::json terms = nlohmann::json::array();

@@ -19,6 +19,10 @@ StatusOr<KvLayout> parse_kv_layout(std::string_view name) {
   return kKvLayoutNames.parse(name, "kv_layout");
 }
 
+uint64_t engine_total_memory_bytes(const DeviceSpec& device) {
+  return device.runtime_memory_bytes > 0 ? device.runtime_memory_bytes : device.memory_bytes;
+}
+
 bool supports_kv_dtype(const DeviceSpec& device, DType dtype) {
   return std::find(device.kv_dtypes.begin(), device.kv_dtypes.end(), dtype) !=
          device.kv_dtypes.end();
@@ -35,6 +39,9 @@ uint32_t nz_fractal_width(const DeviceSpec* device, DType dtype) {
 
 Status validate_device(const DeviceSpec& device) {
   if (device.memory_bytes == 0) return field_error(device, "memory must be > 0");
+  if (device.runtime_memory_bytes > device.memory_bytes) {
+    return field_error(device, "runtime_memory_gib must not exceed the device memory");
+  }
   if (device.memory_bandwidth_gbps <= 0) {
     return field_error(device, "memory_bandwidth_gbps must be > 0");
   }

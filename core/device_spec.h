@@ -35,8 +35,12 @@ struct DeviceSpec {
   std::string vendor;  // "nvidia", "huawei"
   std::string source;  // datasheet citation; derived figures say how they were derived
 
-  uint64_t memory_bytes = 0;         // device memory; YAML gives memory_gib, memory_gb or
-                                     // memory_mib (the driver-reported total, nvidia-smi MiB)
+  uint64_t memory_bytes = 0;  // device memory; YAML gives memory_gib, memory_gb or
+                              // memory_mib (the driver-reported total, nvidia-smi MiB)
+  // The total the runtime reports to a process (torch.cuda.mem_get_info()[1], the CUDA or
+  // ROCm total), which every engine budgets from: smaller than nvidia-smi's by what the
+  // driver keeps (0.3-0.9 GiB on the cards measured). YAML runtime_memory_gib; 0: not known.
+  uint64_t runtime_memory_bytes = 0;
   double memory_bandwidth_gbps = 0;  // peak device-memory bandwidth, GB/s
   double fp16_tflops = 0;            // dense FP16 tensor throughput
   double bf16_tflops = 0;            // dense BF16 throughput; 0 where unsupported
@@ -56,6 +60,9 @@ struct DeviceSpec {
 
 // Checks ranges and consistency (NZ devices name a fractal width for each KV dtype).
 Status validate_device(const DeviceSpec& device);
+
+// The total an engine reads on `device`: its runtime total where known, else its memory.
+uint64_t engine_total_memory_bytes(const DeviceSpec& device);
 
 // True when `dtype` is in device.kv_dtypes.
 bool supports_kv_dtype(const DeviceSpec& device, DType dtype);

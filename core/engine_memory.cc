@@ -8,6 +8,7 @@
 #include "core/checked_math.h"
 #include "core/engine_memory_rules.h"
 #include "core/names.h"
+#include "core/text_format.h"
 
 namespace kvsim {
 namespace {
@@ -21,6 +22,22 @@ constexpr std::array<std::pair<EngineKind, std::string_view>, 5> kKinds = {{
     {EngineKind::kSglang, "sglang"},
     {EngineKind::kMindie, "mindie"},
 }};
+
+// Why the engine's total is what it is: engines read the runtime's total (torch's
+// mem_get_info), which is below the device's nominal memory by what the driver keeps.
+std::string engine_total_source(const EngineQuery& query, const DeviceSpec& device) {
+  if (query.total_memory_bytes) return "the total the deployment (or log) gives";
+  if (device.runtime_memory_bytes > 0) {
+    const std::string nominal = device.runtime_memory_bytes < device.memory_bytes
+                                    ? "; nominal " + format_bytes(device.memory_bytes)
+                                    : std::string();
+    return "the runtime's total on " + device.name + " (its runtime_memory_gib" + nominal + ")";
+  }
+  return device.name +
+         "'s memory: its runtime total is not known (no runtime_memory_gib), and "
+         "engines read the runtime's, 0.3-0.9 GiB less on the cards measured, so this budget "
+         "may be high";
+}
 
 // Digits at the front of `text` (advanced past them); empty optional when there are none.
 std::optional<uint32_t> take_number(std::string_view* text) {
@@ -202,7 +219,7 @@ StatusOr<EngineBudget> compute_engine_budget(const ModelSpec& model, const Devic
   }
   const EngineVersion version = resolved.version.value_or(newest_engine_version(resolved.kind));
   KVSIM_RETURN_IF_ERROR(check_version(resolved.kind, version));
-  const uint64_t total = query.total_memory_bytes.value_or(device.memory_bytes);
+  const uint64_t total = query.total_memory_bytes.value_or(engine_total_memory_bytes(device));
   const uint64_t max_model_len =
       query.max_model_len > 0 ? query.max_model_len : model.max_position_embeddings;
   const Inputs in{
@@ -212,6 +229,7 @@ StatusOr<EngineBudget> compute_engine_budget(const ModelSpec& model, const Devic
   if (!ascend_note.empty()) out.notes.push_back(ascend_note);
   out.version = version;
   out.total_bytes = total;
+  out.total_source = engine_total_source(query, device);
   out.max_model_len = in.max_model_len;
   out.block_size = device.default_block_size;
   KVSIM_RETURN_IF_ERROR(dispatch(in, &out));

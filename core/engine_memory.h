@@ -120,6 +120,7 @@ struct EngineBudget {
   EngineKind kind = EngineKind::kVllm;
   EngineVersion version;
   uint64_t total_bytes = 0;          // device memory as the engine reads it
+  std::string total_source;          // where total_bytes comes from (see engine_total_source)
   double memory_utilization = 0;     // resolved (the engine's default when not given)
   bool utilization_default = false;  // memory_utilization is the engine's default
   uint64_t requested_bytes = 0;      // the share the engine may use (see requested_formula)

@@ -40,7 +40,8 @@ std::string engine_budget_report(const EngineBudget& b) {
   out << "KV budget per device (what " << engine_label(b) << " sets aside, term by term)\n";
   out << "  requested  = " << b.requested_formula << "\n"
       << "             = " << bytes_line(b.requested_bytes) << "\n"
-      << "               [" << b.requested_source << "]\n";
+      << "               [" << b.requested_source << "]\n"
+      << "               total: " << b.total_source << "\n";
   for (const SetAsideTerm& term : b.terms) {
     out << "  - " << term.name << " = " << bytes_line(term.bytes) << "\n"
         << "      " << term.formula << "\n"

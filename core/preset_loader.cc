@@ -63,6 +63,9 @@ void read_memory(ConfigReader& r, DeviceSpec& spec) {
   spec.memory_bytes = gib > 0  ? static_cast<uint64_t>(gib * kBytesPerGiB)
                       : gb > 0 ? static_cast<uint64_t>(gb * kGB)
                                : static_cast<uint64_t>(mib * static_cast<double>(kMiB));
+  double runtime_gib = 0;
+  r.optional("runtime_memory_gib", &runtime_gib, 1e-3, kMaxGib);
+  spec.runtime_memory_bytes = static_cast<uint64_t>(runtime_gib * kBytesPerGiB);
 }
 
 }  // namespace

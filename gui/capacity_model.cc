@@ -75,9 +75,12 @@ MemoryBreakdown memory_breakdown(const DeviceSpec& device, const CapacityPlan& p
   const uint64_t blocks = result.num_blocks.value_or(0);
   out.kv_data_bytes = blocks * result.kv_bytes_per_block_nd;
   out.nz_padding_bytes = blocks * (result.kv_bytes_per_block - result.kv_bytes_per_block_nd);
+  if (plan.engine && plan.engine->total_bytes < device.memory_bytes) {
+    out.driver_reserve_bytes = device.memory_bytes - plan.engine->total_bytes;
+  }
   const uint64_t used = out.weights_bytes + out.activation_bytes + out.non_torch_bytes +
                         out.graphs_bytes + out.measured_bytes + out.kv_data_bytes +
-                        out.nz_padding_bytes;
+                        out.nz_padding_bytes + out.driver_reserve_bytes;
   out.unused_bytes = device.memory_bytes > used ? device.memory_bytes - used : 0;
   return out;
 }

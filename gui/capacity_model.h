@@ -6,13 +6,15 @@
 // the GUI shows what the CLI prints. The only arithmetic here splits a device's memory into
 // the stacked-bar segments, from fields of the plan:
 //
-//   weights + activation + non_torch + graphs + measured + kv_data + nz_padding + unused
-//     = device memory
+//   weights + activation + non_torch + graphs + measured + kv_data + nz_padding
+//     + driver_reserve + unused = device memory
 //   weights, activation, non_torch, graphs, measured = the engine's set-aside terms summed by
 //                kind (SetAsideKind: non-torch memory, CUDA context and other processes'
 //                memory are non_torch; measured = a deployment file's set-aside, alone)
 //   kv_data    = num_blocks x kv_bytes_per_block_nd            token data the pool holds
 //   nz_padding = num_blocks x (kv_bytes_per_block - kv_bytes_per_block_nd)   0 on ND devices
+//   driver_reserve = device memory - the total the engine reads (the runtime's total), which
+//                no engine can use; 0 without an engine or where the runtime total is unknown
 //   unused     = the rest: 1 - utilization, vllm-ascend's 310P halving, the partial block at
 //                the end of the budget (clamped at 0 when the set-aside exceeds the requested
 //                memory, where the engine budget has budget_negative set)
@@ -46,6 +48,7 @@ struct MemoryBreakdown {
   uint64_t measured_bytes = 0;
   uint64_t kv_data_bytes = 0;
   uint64_t nz_padding_bytes = 0;
+  uint64_t driver_reserve_bytes = 0;
   uint64_t unused_bytes = 0;
 };
 

@@ -9,10 +9,11 @@
 namespace kvsim::gui {
 namespace {
 
-// Okabe-Ito colours, greys for weights and unused memory.
-const QColor kSegmentColors[] = {QColor(110, 110, 110), QColor(230, 159, 0),  QColor(240, 228, 66),
-                                 QColor(204, 121, 167), QColor(86, 180, 233), QColor(0, 114, 178),
-                                 QColor(213, 94, 0),    QColor(215, 215, 215)};
+// Okabe-Ito colours, greys for weights, the driver's reserve and unused memory.
+const QColor kSegmentColors[] = {
+    QColor(110, 110, 110), QColor(230, 159, 0),   QColor(240, 228, 66),
+    QColor(204, 121, 167), QColor(86, 180, 233),  QColor(0, 114, 178),
+    QColor(213, 94, 0),    QColor(160, 160, 160), QColor(215, 215, 215)};
 
 CsvTable memory_table(const CapacityViewData& data) {
   CsvTable table;
@@ -25,6 +26,7 @@ CsvTable memory_table(const CapacityViewData& data) {
                   "measured_set_aside_bytes",
                   "kv_data_bytes",
                   "nz_padding_bytes",
+                  "driver_reserve_bytes",
                   "unused_bytes",
                   "num_blocks",
                   "kv_bytes_per_block"};
@@ -56,9 +58,10 @@ CsvTable max_sequences_table(const CapacityViewData& data) {
 
 }  // namespace
 
-std::array<uint64_t, 8> memory_segments(const MemoryBreakdown& m) {
-  return {m.weights_bytes,  m.activation_bytes, m.non_torch_bytes,  m.graphs_bytes,
-          m.measured_bytes, m.kv_data_bytes,    m.nz_padding_bytes, m.unused_bytes};
+std::array<uint64_t, 9> memory_segments(const MemoryBreakdown& m) {
+  return {m.weights_bytes,    m.activation_bytes,     m.non_torch_bytes,
+          m.graphs_bytes,     m.measured_bytes,       m.kv_data_bytes,
+          m.nz_padding_bytes, m.driver_reserve_bytes, m.unused_bytes};
 }
 
 void show_memory_breakdown(PlotPanel* panel, const CapacityViewData& data) {

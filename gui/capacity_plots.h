@@ -21,12 +21,12 @@ namespace kvsim::gui {
 class PlotPanel;
 
 // Short enough for three legend columns over the bars.
-inline constexpr std::array<const char*, 8> kMemorySegmentNames = {
-    "weights",  "activation", "non-torch", "CUDA graphs", "measured set-aside",
-    "KV cache", "NZ padding", "unused"};
+inline constexpr std::array<const char*, 9> kMemorySegmentNames = {
+    "weights",  "activation", "non-torch",      "CUDA graphs", "measured set-aside",
+    "KV cache", "NZ padding", "driver reserve", "unused"};
 
 // The segment values of one breakdown in kMemorySegmentNames order, bytes.
-std::array<uint64_t, 8> memory_segments(const MemoryBreakdown& memory);
+std::array<uint64_t, 9> memory_segments(const MemoryBreakdown& memory);
 
 void show_memory_breakdown(PlotPanel* panel, const CapacityViewData& data);
 void show_max_sequences(PlotPanel* panel, const CapacityViewData& data);

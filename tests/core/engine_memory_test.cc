@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/capacity_plan.h"
 #include "core/presets.h"
 #include "core/startup_log.h"
@@ -37,8 +39,12 @@ constexpr uint64_t kLlama8bActivation = 2048ull * 4096 * 2 + 256ull * 128'256 * 
 TEST(EngineMemoryTest, VllmV1SubtractsWeightsActivationAndNonTorch) {
   EngineQuery query;
   query.version = EngineVersion{0, 11, 0};
-  const EngineBudget b = budget(*load_model("llama3-8b"), *load_device("a100-80g"), query);
-  const uint64_t requested = static_cast<uint64_t>(80.0L * kGiB * 0.9L);
+  const DeviceSpec device = *load_device("a100-80g");
+  const EngineBudget b = budget(*load_model("llama3-8b"), device, query);
+  // The runtime's total, 79.15 GiB on an A100-SXM4-80GB, not the nominal 80 GiB.
+  EXPECT_EQ(b.total_bytes, static_cast<uint64_t>(79.15 * kBytesPerGiB));
+  const uint64_t requested =
+      static_cast<uint64_t>(std::floor(static_cast<long double>(b.total_bytes) * 0.9));
   EXPECT_EQ(b.requested_bytes, requested);
   EXPECT_EQ(b.max_num_batched_tokens, 2048u);
   EXPECT_EQ(b.max_num_seqs, 256u);
@@ -89,6 +95,25 @@ TEST(EngineMemoryTest, VllmModelRunnerV2ChargesAColdCompileAndNoGraphsBefore029)
   query.version = EngineVersion{0, 29, 0};
   EXPECT_EQ(term_bytes(budget(moe, device, query), "activation peak"),
             (uint64_t{moe.vocab_size} + 2048) * moe.hidden_size * 2);
+}
+
+TEST(EngineMemoryTest, TheTotalIsTheRuntimesUnlessADeploymentGivesOne) {
+  const ModelSpec model = *load_model("llama3-8b");
+  const DeviceSpec device = *load_device("a100-80g");
+  EngineQuery query;
+  EngineBudget b = budget(model, device, query);
+  EXPECT_EQ(b.total_bytes, device.runtime_memory_bytes);
+  EXPECT_NE(b.total_source.find("runtime's total on a100-80g"), std::string::npos)
+      << b.total_source;
+  query.total_memory_bytes = 80 * kGiB;
+  b = budget(model, device, query);
+  EXPECT_EQ(b.total_bytes, 80 * kGiB);
+  EXPECT_NE(b.total_source.find("deployment"), std::string::npos) << b.total_source;
+  DeviceSpec unknown = device;
+  unknown.runtime_memory_bytes = 0;
+  b = budget(model, unknown, EngineQuery{});
+  EXPECT_EQ(b.total_bytes, 80 * kGiB);
+  EXPECT_NE(b.total_source.find("may be high"), std::string::npos) << b.total_source;
 }
 
 TEST(EngineMemoryTest, VllmActivationGrowsWithBatchedTokens) {
@@ -143,8 +168,10 @@ TEST(EngineMemoryTest, SglangTakesItsFractionOfTheFreeMemoryLessWeights) {
   EngineQuery query;
   query.kind = EngineKind::kSglang;
   query.memory_utilization = 0.8;
-  const EngineBudget b = budget(*load_model("llama3-8b"), *load_device("a100-80g"), query);
-  const uint64_t free_at_start = 80 * kGiB - 290 * kGiB / 1000;  // less the CUDA context
+  const DeviceSpec device = *load_device("a100-80g");
+  const EngineBudget b = budget(*load_model("llama3-8b"), device, query);
+  // The runtime's total (SGLang reads torch's), less the CUDA context.
+  const uint64_t free_at_start = device.runtime_memory_bytes - 290 * kGiB / 1000;
   const uint64_t requested = static_cast<uint64_t>(static_cast<long double>(free_at_start) * 0.8L);
   EXPECT_EQ(b.requested_bytes, requested);
   EXPECT_EQ(b.block_size, 1u);

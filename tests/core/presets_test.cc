@@ -116,7 +116,9 @@ TEST(PresetsTest, DeviceFactsFromTheIssue) {
   EXPECT_EQ(a100.memory_bytes, 80 * kGiB);
   EXPECT_EQ(a100.default_block_size, 16u);
   EXPECT_DOUBLE_EQ(a100.kv_memory_factor, 1.0);
-  EXPECT_EQ(load_device("h200")->memory_bytes, 141'000'000'000ull);
+  // nvidia-smi's 143,771 MiB, not the datasheet's "141GB" (10^9 B would be 131.3 GiB).
+  EXPECT_EQ(load_device("h200")->memory_bytes, 143'771 * kMiB);
+  EXPECT_LT(load_device("h200")->runtime_memory_bytes, load_device("h200")->memory_bytes);
   EXPECT_EQ(load_model("mistral-7b")->sliding_window_tokens, 4096u);
   // Generated from its config.json: the exact count (the report's "37B activated").
   EXPECT_EQ(load_model("deepseek-r1")->num_active_params, 37'552'297'472ull);
@@ -192,6 +194,28 @@ TEST(PresetLoaderTest, DeviceMemoryNeedsExactlyOneUnit) {
   device = device_from_config(nz, "x");
   ASSERT_FALSE(device.is_ok());
   EXPECT_THAT(device.status().message(), HasSubstr("needs nz_fractal_width"));
+}
+
+// Engines budget from the runtime's total (torch's mem_get_info), below nvidia-smi's figure;
+// a preset gives it as runtime_memory_gib, and a device without one falls back to its memory.
+TEST(PresetLoaderTest, DeviceRuntimeTotalIsWhatEnginesRead) {
+  auto node = load_preset_node(PresetKind::kDevice, "a100-40g");
+  ASSERT_TRUE(node.is_ok());
+  auto device = device_from_config(*node, "x");
+  ASSERT_TRUE(device.is_ok()) << device.status().message();
+  EXPECT_EQ(device->memory_bytes, 40 * kGiB);
+  EXPECT_EQ(device->runtime_memory_bytes, static_cast<uint64_t>(39.56 * kBytesPerGiB));
+  EXPECT_EQ(engine_total_memory_bytes(*device), device->runtime_memory_bytes);
+  ConfigNode larger = *node;
+  larger.set("runtime_memory_gib", ConfigNode::scalar("41"));
+  device = device_from_config(larger, "x");
+  ASSERT_FALSE(device.is_ok());
+  EXPECT_THAT(device.status().message(), HasSubstr("runtime_memory_gib must not exceed"));
+  ConfigNode none = *node;
+  none.erase("runtime_memory_gib");
+  device = device_from_config(none, "x");
+  ASSERT_TRUE(device.is_ok()) << device.status().message();
+  EXPECT_EQ(engine_total_memory_bytes(*device), 40 * kGiB);
 }
 
 }  // namespace

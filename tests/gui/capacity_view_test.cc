@@ -79,7 +79,7 @@ class CapacityViewTest : public QObject {
     view.set_input(in);
     QVERIFY(view.error_text().isEmpty());
     QCustomPlot* plot = plot_named(&view, "capacity_memory_plot");
-    QCOMPARE(plot->plottableCount(), 8);
+    QCOMPARE(plot->plottableCount(), 9);
     for (size_t d = 0; d < in.devices.size(); ++d) {
       const CapacityPlan plan = library_plan(in, in.devices[d], 0);
       const CapacityResult& r = plan.capacity;
@@ -93,7 +93,8 @@ class CapacityViewTest : public QObject {
       QVERIFY(terms[1] > 0 && terms[2] > 0);  // vLLM's profile run and its non-torch memory
       const uint64_t set_aside_total = terms[0] + terms[1] + terms[2] + terms[3] + terms[4];
       QCOMPARE(set_aside_total, plan.engine->set_aside_bytes);
-      const uint64_t expected[8] = {
+      const uint64_t reserve = device.memory_bytes - plan.engine->total_bytes;
+      const uint64_t expected[9] = {
           terms[0],
           terms[1],
           terms[2],
@@ -101,8 +102,9 @@ class CapacityViewTest : public QObject {
           terms[4],
           blocks * r.kv_bytes_per_block_nd,
           blocks * (r.kv_bytes_per_block - r.kv_bytes_per_block_nd),
-          device.memory_bytes - set_aside_total - blocks * r.kv_bytes_per_block};
-      for (int s = 0; s < 8; ++s) {
+          reserve,
+          device.memory_bytes - reserve - set_aside_total - blocks * r.kv_bytes_per_block};
+      for (int s = 0; s < 9; ++s) {
         auto* bars = qobject_cast<QCPBars*>(plot->plottable(s));
         QVERIFY(bars != nullptr);
         QCOMPARE(bars->name(), QString(kMemorySegmentNames[static_cast<size_t>(s)]));
@@ -128,7 +130,10 @@ class CapacityViewTest : public QObject {
     QCOMPARE(m.measured_bytes, 20 * kGiB);
     QCOMPARE(m.weights_bytes + m.activation_bytes + m.non_torch_bytes + m.graphs_bytes,
              uint64_t{0});
-    QCOMPARE(m.measured_bytes + m.kv_data_bytes + m.nz_padding_bytes + m.unused_bytes,
+    // The driver's reserve: nominal 80 GiB less the runtime's 79.15 that the engine reads.
+    QCOMPARE(m.driver_reserve_bytes, device.memory_bytes - device.runtime_memory_bytes);
+    QCOMPARE(m.measured_bytes + m.kv_data_bytes + m.nz_padding_bytes + m.driver_reserve_bytes +
+                 m.unused_bytes,
              device.memory_bytes);
   }
 
@@ -181,7 +186,8 @@ class CapacityViewTest : public QObject {
     const CapacityResult r = library_answer(nz_input(), "ascend-310p3", 0);
     QCOMPARE(table.rows[1][0], std::string("ascend-310p3"));
     QCOMPARE(table.rows[1][7], std::to_string(r.num_blocks.value() * r.kv_bytes_per_block_nd));
-    QCOMPARE(table.rows[1][10], std::to_string(r.num_blocks.value()));
+    QCOMPARE(table.header[11], std::string("num_blocks"));
+    QCOMPARE(table.rows[1][11], std::to_string(r.num_blocks.value()));
   }
 
   void bad_input_shows_the_status_and_keeps_the_plots() {
