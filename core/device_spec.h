@@ -39,7 +39,8 @@ struct DeviceSpec {
                               // memory_mib (the driver-reported total, nvidia-smi MiB)
   // The total the runtime reports to a process (torch.cuda.mem_get_info()[1], the CUDA or
   // ROCm total), which every engine budgets from: smaller than nvidia-smi's by what the
-  // driver keeps (0.3-0.9 GiB on the cards measured). YAML runtime_memory_gib; 0: not known.
+  // driver keeps (0.3-0.9 GiB on NVIDIA cards, 3 GiB on a 64 GB Ascend 910B). YAML
+  // runtime_memory_gib; 0: not known.
   uint64_t runtime_memory_bytes = 0;
   double memory_bandwidth_gbps = 0;  // peak device-memory bandwidth, GB/s
   double fp16_tflops = 0;            // dense FP16 tensor throughput

@@ -180,12 +180,14 @@ TEST(EngineMemoryTest, SglangTakesItsFractionOfTheFreeMemoryLessWeights) {
 
 // MindIE (run_pa.py): NPU_MEMORY_FRACTION 0.8 of the device, less the warm-up peak: weights
 // and one prefill of maxPrefillTokens 8192 over maxPrefillBatchSize 50 sequences. Llama-7B
-// fp16 (hidden 4096, intermediate 11,008, 32 heads of 128, vocab 32,000) on a 64 GiB 910B3.
+// fp16 (hidden 4096, intermediate 11,008, 32 heads of 128, vocab 32,000) on a 64 GiB 910B3,
+// whose NPU runtime reports 65,452,113,920 B.
 TEST(EngineMemoryTest, MindieTakesItsFractionLessTheWarmUpPeak) {
   EngineQuery query;
   query.kind = EngineKind::kMindie;
   const EngineBudget b = budget(*load_model("llama-7b"), *load_device("ascend-910b3"), query);
-  const uint64_t requested = static_cast<uint64_t>(64.0L * kGiB * 0.8L);
+  EXPECT_EQ(b.total_bytes, 65'452'113'920ull);
+  const uint64_t requested = static_cast<uint64_t>(65'452'113'920.0L * 0.8L);
   const uint64_t weights = 6'738'415'616ull * 2;
   // forward: 8192 tokens x MLP (3 x 4096 + 3 x 11,008) x 2 B, above attention's
   // (3 x 4096 + (2 x 32 + 2 x 32) x 128) and the sampler's 8192 x 4096 x 2 + 50 x 32,000 x 6.
