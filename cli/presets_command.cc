@@ -41,11 +41,14 @@ StatusOr<nlohmann::json> device_entry(const std::string& name) {
   nlohmann::json entry = {{"name", name},
                           {"vendor", device.vendor},
                           {"memory_bytes", device.memory_bytes},
-                          {"runtime_memory_bytes", engine_total_memory_bytes(device)},
                           {"memory_bandwidth_gbps", device.memory_bandwidth_gbps},
                           {"fp16_tflops", device.fp16_tflops},
                           {"kv_layout", kv_layout_name(device.kv_layout)},
                           {"default_block_size", device.default_block_size}};
+  // null where the preset gives no runtime total (engines then take memory_bytes).
+  entry["runtime_memory_bytes"] = device.runtime_memory_bytes > 0
+                                      ? nlohmann::json(device.runtime_memory_bytes)
+                                      : nlohmann::json(nullptr);
   const std::string runtime = device.runtime_memory_bytes > 0
                                   ? " (runtime " + format_bytes(device.runtime_memory_bytes) + ")"
                                   : std::string();
