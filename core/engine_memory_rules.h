@@ -43,11 +43,17 @@ inline constexpr uint64_t kMoeGraphBytesPerLayer = 75 * kMiB / 2;
 // operator, is charged this.
 inline constexpr uint32_t kSamplerLiveBytesPerLogitBeyondDtype = 26;
 // The peak of that sampler on CUDA, in V1's first model runner and in vLLM V0 (whose sampler
-// sorts the same way; its live set is 32 B): 38 B per logit, 10 above V1's live set (the CUDA
-// sort's temporaries: its int64 index input and radix-sort buffers). Fitted to the four logs whose
-// activation peak is the sampler's and which print it, all 16-bit logits over 256 sampled rows: V0
-// 0.7.x Qwen2.5-Math-1.5B 1.40 GiB and Qwen2.5-7B 4-bit 1.42 GiB (151,936-152,064 vocab); V1 0.10.2
-// Qwen3-8B-FP8 at TP1 and Qwen3-235B-A22B-FP8 at TP8 (every rank), 1.40 GiB each (151,936 vocab).
+// sorts the same way; its live set is 32 B): 38 B per logit, the set live while the sort runs,
+// which is above the 28 B live at the scatter: the 16-bit logits 2 + their fp32 copy 4 + the
+// sort's outputs (values 4, int64 indices 8) + PyTorch's temporaries for 128 or more rows
+// (aten/src/ATen/native/cuda/SortStable.cu segmented_sort_pairs: an int64 index input 8, and
+// cub's segmented radix sort's alternate key and value buffers 4 + 8). First fitted to the four
+// logs whose activation peak is the sampler's and which print it, all 16-bit logits over 256
+// sampled rows: V0 0.7.x Qwen2.5-Math-1.5B 1.40 GiB and Qwen2.5-7B 4-bit 1.42 GiB
+// (151,936-152,064 vocab); V1 0.10.2 Qwen3-8B-FP8 at TP1 and Qwen3-235B-A22B-FP8 at TP8 (every
+// rank), 1.40 GiB each (151,936 vocab). Checked at 1,024 rows on H100 measurements of vLLM 0.11.0
+// (docs/engine_memory.md, "Measured breakdowns on an H100"): 0.04-0.07 GiB (0.7-1.5%) below the
+// measured peak on seven rows of six models.
 inline constexpr uint32_t kSortSamplerBytesPerLogit = 38;
 // Model runner v2's dummy sampler (vllm/v1/worker/gpu/sample/sampler.py): the model-dtype
 // logits and one fp32 copy, activation bytes + 4 per logit; top-k/top-p are skipped in

@@ -126,6 +126,27 @@ TEST(EngineMemoryTest, VllmActivationGrowsWithBatchedTokens) {
   EXPECT_EQ(term_bytes(b, "activation peak"), 32768ull * (3 * 4096 + 3 * 14336) * 2);
 }
 
+// The 38 B sampler constant was fitted to 256-row logs; an H100 is a "large" device for vLLM
+// (1,024 sequences), and llm-d-planner's DEBUG-log measurements on one (vLLM 0.11.0, TP1,
+// docs/engine_memory.md "Measured breakdowns on an H100") give the peak at 1,024 rows.
+TEST(EngineMemoryTest, VllmSamplerPeakAt1024RowsMatchesH100Measurements) {
+  const DeviceSpec device = *load_device("h100-sxm");
+  EngineQuery query;
+  query.version = EngineVersion{0, 11, 0};
+  const struct {
+    const char* model;
+    double measured_gib;  // "torch peak memory increase", rounded to 0.01 GiB
+  } rows[] = {{"llama-3.1-8b", 4.76}, {"qwen3-32b", 5.64}, {"gpt-oss-20b", 7.38}};
+  for (const auto& row : rows) {
+    const EngineBudget b = budget(*load_model(row.model), device, query);
+    EXPECT_EQ(b.max_num_seqs, 1024u) << row.model;
+    EXPECT_EQ(b.max_num_batched_tokens, 8192u) << row.model;
+    const double modelled_gib =
+        static_cast<double>(term_bytes(b, "activation peak")) / kBytesPerGiB;
+    EXPECT_NEAR(modelled_gib / row.measured_gib, 1.0, 0.02) << row.model;
+  }
+}
+
 TEST(EngineMemoryTest, VllmFrom021SubtractsGraphsAtUtilization092) {
   EngineQuery query;
   query.version = EngineVersion{0, 21, 0};
