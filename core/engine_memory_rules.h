@@ -55,6 +55,13 @@ inline constexpr uint32_t kSamplerLiveBytesPerLogitBeyondDtype = 26;
 // (docs/engine_memory.md, "Measured breakdowns on an H100"): 0.04-0.07 GiB (0.7-1.5%) below the
 // measured peak on seven rows of six models.
 inline constexpr uint32_t kSortSamplerBytesPerLogit = 38;
+// From vLLM 0.17.0 the first model runner's top-k/top-p is a Triton kernel without the full
+// sort (PR #33538, in 0.17.0's release notes): activation bytes + 13 per logit, fitted to the
+// sampler-dominated peaks of vLLM 0.19.0's DEBUG logs on an H100 at 1,024 rows (llm-d-planner,
+// docs/engine_memory.md "vLLM 0.19 on an H100"): Llama-3.1-8B 1.89 GiB (128,256 vocab), Qwen2.5-7B
+// and Qwen3-8B 2.21 (151,936-152,064), Gemma-2 2B/9B/27B 3.62-3.66 (256,000), 14.7-15.0 B per
+// 16-bit logit, and Llama-3.1-8B in fp32 2.21 GiB (17 B).
+inline constexpr uint32_t kTritonSamplerBytesPerLogitBeyondDtype = 13;
 // Model runner v2's dummy sampler (vllm/v1/worker/gpu/sample/sampler.py): the model-dtype
 // logits and one fp32 copy, activation bytes + 4 per logit; top-k/top-p are skipped in
 // profiling and its Gumbel kernel writes only per-block partials. Derived from the code.

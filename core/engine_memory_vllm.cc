@@ -11,6 +11,7 @@ namespace {
 
 constexpr EngineVersion kV1MemoryProfiler{0, 9, 1};    // PR #19312: MemorySnapshot baseline
 constexpr EngineVersion kV1NcclInBaseline{0, 11, 0};   // PR #25359: snapshot after dist. init
+constexpr EngineVersion kV1TritonSampler{0, 17, 0};    // PR #33538: Triton top-k/top-p
 constexpr EngineVersion kV1GraphEstimate{0, 18, 0};    // PR #30515: profile_cudagraph_memory
 constexpr EngineVersion kV1GraphDefault{0, 21, 0};     // PR #38284: subtracted, util 0.92
 constexpr EngineVersion kV1Mrv2Dense{0, 25, 0};        // PR #44443: model runner v2, dense
@@ -146,8 +147,10 @@ Status vllm_v1_budget(const Inputs& in, EngineBudget* out) {
                         kMrv2ProfileSource));
     out->notes.push_back(kMrv2Note);
   } else {
-    out->terms.push_back(
-        activation_term(in, profile_batch(*out), kSortSamplerBytesPerLogit, kV1ProfileSource));
+    const uint32_t per_logit = v >= kV1TritonSampler
+                                   ? activation_bytes(in) + kTritonSamplerBytesPerLogitBeyondDtype
+                                   : kSortSamplerBytesPerLogit;
+    out->terms.push_back(activation_term(in, profile_batch(*out), per_logit, kV1ProfileSource));
   }
   out->terms.push_back(gpu_non_torch_term(in, v < kV1NcclInBaseline));
   if (v < kV1MemoryProfiler) {

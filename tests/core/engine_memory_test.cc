@@ -83,7 +83,8 @@ TEST(EngineMemoryTest, VllmModelRunnerV2ChargesAColdCompileAndNoGraphsBefore029)
   EXPECT_TRUE(budget(dense, device, query).graphs_subtracted);  // PR #53306
   query.version = EngineVersion{0, 24, 0};
   const EngineBudget first = budget(dense, device, query);
-  EXPECT_EQ(term_bytes(first, "activation peak"), kLlama8bActivation);
+  // The first runner's Triton top-k/top-p from 0.17: 15 B per 16-bit logit.
+  EXPECT_EQ(term_bytes(first, "activation peak"), 2048ull * 4096 * 2 + 256ull * 128'256 * 15);
   EXPECT_TRUE(first.graphs_subtracted);
   EXPECT_FALSE(has_runner_v2_note(first));
 
@@ -91,7 +92,7 @@ TEST(EngineMemoryTest, VllmModelRunnerV2ChargesAColdCompileAndNoGraphsBefore029)
   const ModelSpec moe = *load_model("qwen3-30b-a3b");
   query.version = EngineVersion{0, 28, 0};
   EXPECT_EQ(term_bytes(budget(moe, device, query), "activation peak"),
-            2048ull * moe.hidden_size * 2 + 256ull * moe.vocab_size * 38);
+            2048ull * moe.hidden_size * 2 + 256ull * moe.vocab_size * 15);
   query.version = EngineVersion{0, 29, 0};
   EXPECT_EQ(term_bytes(budget(moe, device, query), "activation peak"),
             (uint64_t{moe.vocab_size} + 2048) * moe.hidden_size * 2);
@@ -145,6 +146,21 @@ TEST(EngineMemoryTest, VllmSamplerPeakAt1024RowsMatchesH100Measurements) {
         static_cast<double>(term_bytes(b, "activation peak")) / kBytesPerGiB;
     EXPECT_NEAR(modelled_gib / row.measured_gib, 1.0, 0.02) << row.model;
   }
+}
+
+// From 0.17 the first runner's top-k/top-p is a Triton kernel (PR #33538): activation bytes +
+// 13 per logit, fitted to vLLM 0.19.0's H100 DEBUG logs (Llama-3.1-8B: 1.89 GiB at bf16, 2.21 at
+// fp32); 0.16 still sorts.
+TEST(EngineMemoryTest, VllmFirstRunnerSamplerIsTritonFrom017) {
+  const ModelSpec model = *load_model("llama-3.1-8b");
+  const DeviceSpec device = *load_device("h100-sxm");
+  EngineQuery query;
+  query.version = EngineVersion{0, 19, 0};
+  EXPECT_EQ(term_bytes(budget(model, device, query), "activation peak"),
+            8192ull * 4096 * 2 + 1024ull * 128'256 * 15);
+  query.version = EngineVersion{0, 16, 0};
+  EXPECT_EQ(term_bytes(budget(model, device, query), "activation peak"),
+            8192ull * 4096 * 2 + 1024ull * 128'256 * 38);
 }
 
 TEST(EngineMemoryTest, VllmFrom021SubtractsGraphsAtUtilization092) {
