@@ -145,7 +145,8 @@ std::vector<Rule> engine_rules() {
                      if (log->engine != EngineKind::kVllmAscend) set_version(log, m[2]);
                    }));
   r.push_back(
-      rule(R"((Ascend|NPU|npu blocks|worker_310p|halved for workspace|torch-npu|torch_npu))",
+      // Word-bounded: vLLM's environment dump has VLLM_MARLIN_INPUT_DTYPE ("INPUT" holds "NPU").
+      rule(R"((\bAscend|\bNPU|npu blocks|worker_310p|halved for workspace|torch-npu|torch_npu))",
            [](const Match&, int line, StartupLog* log) {
              set_engine(log, EngineKind::kVllmAscend, line);
            }));
@@ -215,7 +216,8 @@ std::vector<Rule> memory_rules() {
                        "torch peak", 1));
   r.push_back(gib_rule(R"(([0-9.]+) GiB for peak activation)", &StartupLog::activation_bytes,
                        "activation peak", 1));
-  r.push_back(gib_rule(R"(non_torch_memory( takes)?[= \t]+([0-9.]+) ?GiB)",
+  // Not V1's "worker init memory snapshot: ... non_torch_memory=X": the baseline, not the term.
+  r.push_back(gib_rule(R"(^(?!.*memory snapshot).*non_torch_memory( takes)?[= \t]+([0-9.]+) ?GiB)",
                        &StartupLog::non_torch_bytes, "non-torch memory", 2));
   r.push_back(gib_rule(R"(([0-9.]+) GiB for non-torch memory)", &StartupLog::non_torch_bytes,
                        "non-torch memory", 1));

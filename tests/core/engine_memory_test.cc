@@ -278,6 +278,26 @@ TEST(StartupLogTest, ReadsTheV1KvCacheLine) {
   EXPECT_NEAR(log->available_kv_bytes->value, 35.34 * kBytesPerGiB, 0.01 * kBytesPerGiB);
 }
 
+// vLLM 0.19's DEBUG environment dump names VLLM_MARLIN_INPUT_DTYPE: "INPUT" is not an NPU
+// (it made a vLLM 0.19.0 H100 log read as vllm-ascend's), and its worker's baseline snapshot
+// prints a non_torch_memory that is not the set-aside term.
+TEST(StartupLogTest, V019DebugLinesAreNoNpuAndNoNonTorchTerm) {
+  auto log = parse_startup_log(
+      "INFO 04-22 [v1/engine/core.py:105] Initializing a V1 LLM engine (v0.19.0) with config\n"
+      "DEBUG 04-22 [compilation/backends.py:1074]  'VLLM_MARLIN_INPUT_DTYPE': None,\n"
+      "DEBUG 04-22 [v1/worker/gpu_worker.py:284] worker init memory snapshot: "
+      "cuda_memory=1.55GiB, torch_memory=0.02GiB, non_torch_memory=1.53GiB\n"
+      "INFO 04-22 [v1/core/kv_cache_utils.py:1319] GPU KV cache size: 2,209,792 tokens\n",
+      "v019.log");
+  ASSERT_TRUE(log.is_ok()) << log.status().message();
+  ASSERT_TRUE(log->engine.has_value());
+  EXPECT_EQ(*log->engine, EngineKind::kVllm) << log->engine_evidence;
+  EXPECT_FALSE(log->non_torch_bytes.has_value());  // the worker's baseline, not the term
+  auto ascend = parse_startup_log("INFO NPUWorker: Available KV cache memory: 1.00 GiB\n", "a.log");
+  ASSERT_TRUE(ascend.is_ok()) << ascend.status().message();
+  EXPECT_EQ(ascend->engine, EngineKind::kVllmAscend);
+}
+
 // Several workers print their own pool; vLLM V1 allocates the smallest on every one, and its
 // stat logger prints that unified pool in blocks.
 TEST(StartupLogTest, PerWorkerPoolsKeepTheSmallestAndTheStatLoggerGivesBlocks) {
