@@ -23,6 +23,10 @@ uint64_t engine_total_memory_bytes(const DeviceSpec& device) {
   return device.runtime_memory_bytes > 0 ? device.runtime_memory_bytes : device.memory_bytes;
 }
 
+bool has_nvlink(const DeviceSpec& device) {
+  return device.vendor == "nvidia" && device.interconnect_gbps > device.host_link_gbps;
+}
+
 bool supports_kv_dtype(const DeviceSpec& device, DType dtype) {
   return std::find(device.kv_dtypes.begin(), device.kv_dtypes.end(), dtype) !=
          device.kv_dtypes.end();

@@ -48,6 +48,10 @@ struct DeviceSpec {
   double int8_tops = 0;              // dense INT8 throughput
   double interconnect_gbps = 0;      // device-to-device (NVLink/HCCS), per device, GB/s
   double host_link_gbps = 0;         // device<->host (PCIe), one direction, GB/s
+  // The GPUs of a node meet at an NVSwitch that supports multicast (NVLink SHARP: HGX/DGX
+  // Hopper and later), so cuMulticastGetGranularity answers; YAML nvlink_multicast, default
+  // false. Engines that size buffers by its granularity set more aside (core/engine_memory).
+  bool nvlink_multicast = false;
 
   KvLayout kv_layout = KvLayout::kNd;
   // NZ only: fractal width n0 in elements per KV dtype (16 for 16-bit types, 32 for int8).
@@ -64,6 +68,10 @@ Status validate_device(const DeviceSpec& device);
 
 // The total an engine reads on `device`: its runtime total where known, else its memory.
 uint64_t engine_total_memory_bytes(const DeviceSpec& device);
+
+// True for an NVIDIA device whose device-to-device link is faster than its host link (NVLink
+// or an NVSwitch rather than PCIe), where NCCL's buffers to a peer are much larger.
+bool has_nvlink(const DeviceSpec& device);
 
 // True when `dtype` is in device.kv_dtypes.
 bool supports_kv_dtype(const DeviceSpec& device, DType dtype);

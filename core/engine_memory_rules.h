@@ -17,11 +17,33 @@ namespace kvsim::engine_rules {
 // single-GPU "non_torch_memory" lines of vLLM V0 >= 0.6.5 (0.11, 0.05, 0.03 GiB; the same
 // measurement as V1) and of the V1 16 GB log (0.06 GiB).
 inline constexpr uint64_t kNonTorchBytes = 60 * kGiB / 1000;
-// NCCL buffers per peer rank, counted as non-torch memory while the worker's baseline snapshot
-// preceded the distributed init (vLLM V0 and V1 < 0.11): fitted to one log, the non-torch
-// term of the eight workers of a TP8 L40S run (v0.10.2; 0.21 GiB on six, 0.18 and 0.17 on two):
-// the median 0.21 = 0.06 + 7 x 0.021. (An earlier fit read that log as TP4 and took 0.05.)
+// NCCL buffers per peer rank over PCIe, counted as non-torch memory while the worker's
+// baseline snapshot preceded the distributed init (vLLM V0 and V1 < 0.11): fitted to one log, the
+// non-torch term of the eight workers of a TP8 L40S run (v0.10.2; 0.21 GiB on six, 0.18 and 0.17 on
+// two): the median 0.21 = 0.06 + 7 x 0.021. (An earlier fit read that log as TP4 and took 0.05.)
 inline constexpr uint64_t kNcclPerPeerBytes = 21 * kGiB / 1000;
+// NCCL over NVLink (core/device_spec.h has_nvlink), per worker at TP >= 2, whatever the TP
+// (vLLM 0.19.0's TP2 and TP4 runs differ by 0.02 GiB at init and 0.07 GiB in the profile):
+// - set up with the communicators, before the first collective: 0.93 GiB, fitted to vLLM
+//   0.11.0's H100 runs (free at start 77.64 GiB at TP2 against 78.57 at TP1; llm-d-planner).
+//   vLLM 0.19.0's init snapshots on H100s show 1.00-1.02 GiB (TP2, TP4).
+// - connected inside the profile run, at the first collectives (NCCL >= 2.22 connects its
+//   channels lazily): 0.42 GiB, fitted to vLLM 0.11.0's two H100 TP2 runs (non-torch 0.54 and
+//   0.55 GiB against 0.13 at TP1).
+// Checked on a vLLM 0.10.2 H200 TP2 log, whose snapshot precedes the distributed init: it
+// logs 1.38 GiB of non-torch memory, kvsim 0.06 + 0.93 + 0.42 = 1.41.
+inline constexpr uint64_t kNvlinkNcclSetupBytes = 93 * kGiB / 100;
+inline constexpr uint64_t kNvlinkNcclConnectBytes = 42 * kGiB / 100;
+// The workspace of FlashInfer's fused all-reduce + RMSNorm (trtllm backend) on an NVSwitch
+// with multicast (DeviceSpec::nvlink_multicast), per worker: three buffers (data, flags,
+// Lamport), each rounded up to the multicast granularity cuMulticastGetGranularity recommends,
+// 512 MiB (microsoft/mscclpp include/mscclpp/nvls.hpp: "the recommended buffer size for NVLS,
+// returned by cuMulticastGetGranularity", 1 << 29), even with multicast off: FlashInfer
+// 0.6.0-0.6.15 SymmDeviceMemory._get_allocation_prop (flashinfer/comm/mnnvl.py; #3745 in
+// 0.6.16 rounds to it only with multicast on). Derived from the code; it is what vLLM 0.19.0's
+// H100 runs at TP 2 and 4 log beyond 0.11.0's (2.06-2.21 GiB of non-torch memory, 15 runs,
+// against 0.13 + 0.42), whatever their fused size (64 MB at TP2, 2 MB at TP4).
+inline constexpr uint64_t kFusedAllReduceWorkspaceBytes = 3 * 512 * kMiB;
 // The CUDA context and runtime of a worker (vLLM 0.6.4 and V1 <= 0.9.0 count it as non-torch;
 // SGLang's free memory at start excludes it): 0.29 GiB, fitted to vLLM 0.6.4's RTX 3090 line
 // non_torch_memory=0.35GiB less kNonTorchBytes.

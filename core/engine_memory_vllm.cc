@@ -9,12 +9,14 @@
 namespace kvsim::engine_rules {
 namespace {
 
-constexpr EngineVersion kV1MemoryProfiler{0, 9, 1};    // PR #19312: MemorySnapshot baseline
-constexpr EngineVersion kV1NcclInBaseline{0, 11, 0};   // PR #25359: snapshot after dist. init
-constexpr EngineVersion kV1TritonSampler{0, 17, 0};    // PR #33538: Triton top-k/top-p
-constexpr EngineVersion kV1GraphEstimate{0, 18, 0};    // PR #30515: profile_cudagraph_memory
-constexpr EngineVersion kV1GraphDefault{0, 21, 0};     // PR #38284: subtracted, util 0.92
-constexpr EngineVersion kV1Mrv2Dense{0, 25, 0};        // PR #44443: model runner v2, dense
+constexpr EngineVersion kV1MemoryProfiler{0, 9, 1};         // PR #19312: MemorySnapshot baseline
+constexpr EngineVersion kV1NcclInBaseline{0, 11, 0};        // PR #25359: snapshot after dist. init
+constexpr EngineVersion kV1FusedAllReduce{0, 16, 0};        // PRs #34299, #33985: on, unified API
+constexpr EngineVersion kV1TritonSampler{0, 17, 0};         // PR #33538: Triton top-k/top-p
+constexpr EngineVersion kV1GraphEstimate{0, 18, 0};         // PR #30515: profile_cudagraph_memory
+constexpr EngineVersion kV1GraphDefault{0, 21, 0};          // PR #38284: subtracted, util 0.92
+constexpr EngineVersion kV1Mrv2Dense{0, 25, 0};             // PR #44443: model runner v2, dense
+constexpr EngineVersion kV1SmallFusionWorkspace{0, 27, 0};  // FlashInfer >= 0.6.16 (#3745)
 constexpr EngineVersion kV1Mrv2All{0, 29, 0};          // PR #53183: model runner v2, every model
 constexpr EngineVersion kV1Mrv2Graphs{0, 29, 0};       // PR #53306: v2 reserves graph memory
 constexpr EngineVersion kAscendProfiler{0, 15, 0};     // #6625: upstream memory_profiling
@@ -92,17 +94,59 @@ bool model_runner_v2(const Inputs& in) {
   return in.version >= kV1Mrv2All || (in.version >= kV1Mrv2Dense && in.model.num_experts == 0);
 }
 
-// Non-torch memory of a GPU worker; before the snapshot moved after the distributed init,
-// NCCL's buffers count too.
-SetAsideTerm gpu_non_torch_term(const Inputs& in, bool nccl_counted) {
-  const uint64_t peers = in.capacity.tp - 1;
-  const uint64_t nccl = nccl_counted ? peers * kNcclPerPeerBytes : 0;
-  std::string formula = format_bytes(kNonTorchBytes) + " per worker";
-  if (nccl_counted && peers > 0) {
-    formula += " + " + std::to_string(peers) + " peers x " + format_bytes(kNcclPerPeerBytes) +
-               " NCCL buffers";
+// A term summed from parts, its formula naming each.
+struct TermSum {
+  uint64_t bytes = 0;
+  std::string formula;
+  void add(uint64_t part, const std::string& what) {
+    bytes += part;
+    formula += (formula.empty() ? "" : " + ") + format_bytes(part) + " " + what;
   }
-  return {"non-torch memory", kNonTorchBytes + nccl, formula, kNonTorchSource};
+};
+
+// NCCL's buffers per worker at TP >= 2. Before the worker's snapshot moved after the
+// distributed init (V0, V1 < 0.11) its setup counts too; over NVLink it connects many more
+// channels than over PCIe (kNvlinkNccl*; the PCIe rule is per peer).
+void add_nccl(const Inputs& in, bool setup_counted, TermSum* sum) {
+  const uint64_t peers = in.capacity.tp - 1;
+  if (peers == 0) return;
+  if (!has_nvlink(in.device)) {
+    if (setup_counted) {
+      sum->add(peers * kNcclPerPeerBytes, "NCCL buffers (" + std::to_string(peers) + " peers x " +
+                                              format_bytes(kNcclPerPeerBytes) + " over PCIe)");
+    }
+    return;
+  }
+  if (setup_counted) sum->add(kNvlinkNcclSetupBytes, "NCCL set-up over NVLink");
+  sum->add(kNvlinkNcclConnectBytes, "NCCL channels connected in the profile (NVLink)");
+}
+
+// vLLM fuses all-reduce + RMSNorm with FlashInfer by default from 0.16 (PRs #34299 and #33985,
+// merged 9-13 Feb 2026; the release is inferred from the dates) at TP 2, 4 and 8 on Hopper
+// and Blackwell; its workspace is three multicast-granularity buffers on an NVSwitch until
+// vLLM pins FlashInfer >= 0.6.16 (0.27, inferred from the images built on it).
+bool fused_all_reduce_workspace(const Inputs& in) {
+  const uint32_t tp = in.capacity.tp;
+  return in.device.nvlink_multicast && (tp == 2 || tp == 4 || tp == 8) && !in.query.enforce_eager &&
+         in.version >= kV1FusedAllReduce && in.version < kV1SmallFusionWorkspace;
+}
+
+SetAsideTerm v1_non_torch_term(const Inputs& in) {
+  TermSum sum;
+  sum.add(kNonTorchBytes, "per worker");
+  add_nccl(in, in.version < kV1NcclInBaseline, &sum);
+  if (fused_all_reduce_workspace(in)) {
+    sum.add(kFusedAllReduceWorkspaceBytes,
+            "fused all-reduce workspace (3 buffers x the 512 MiB multicast granularity)");
+  }
+  return {"non-torch memory", sum.bytes, sum.formula, kNonTorchSource};
+}
+
+SetAsideTerm v0_non_torch_term(const Inputs& in) {
+  TermSum sum;
+  sum.add(kNonTorchBytes, "per worker");
+  add_nccl(in, true, &sum);
+  return {"non-torch memory", sum.bytes, sum.formula, kNonTorchSource};
 }
 
 // What a version charges beyond its own allocations: the CUDA context and other processes'
@@ -152,7 +196,7 @@ Status vllm_v1_budget(const Inputs& in, EngineBudget* out) {
                                    : kSortSamplerBytesPerLogit;
     out->terms.push_back(activation_term(in, profile_batch(*out), per_logit, kV1ProfileSource));
   }
-  out->terms.push_back(gpu_non_torch_term(in, v < kV1NcclInBaseline));
+  out->terms.push_back(v1_non_torch_term(in));
   if (v < kV1MemoryProfiler) {
     out->terms.push_back(
         context_term(in, "gpu_worker.py (<= 0.9.0): non_torch = total - free - torch_allocated"));
@@ -191,7 +235,7 @@ Status vllm_v0_budget(const Inputs& in, EngineBudget* out) {
       in, profile_batch(*out), kSortSamplerBytesPerLogit,
       "ModelRunner.profile_run: max_num_seqs prompts summing to max_num_batched_tokens, "
       "sampled with top_k = vocab - 1, top_p 0.99"));
-  out->terms.push_back(gpu_non_torch_term(in, true));
+  out->terms.push_back(v0_non_torch_term(in));
   if (v >= EngineVersion{0, 6, 4} && v < EngineVersion{0, 6, 5}) {
     out->terms.push_back(
         context_term(in, "worker.py (0.6.4, #9352): non_torch = total - free - torch_allocated"));

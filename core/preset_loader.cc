@@ -85,6 +85,7 @@ StatusOr<DeviceSpec> device_from_config(const ConfigNode& node, const std::strin
   r.required("int8_tops", &spec.int8_tops, 1e-3, kMaxRate);
   r.required("interconnect_gbps", &spec.interconnect_gbps, 1e-3, kMaxRate);
   r.required("host_link_gbps", &spec.host_link_gbps, 1e-3, kMaxRate);
+  r.optional("nvlink_multicast", &spec.nvlink_multicast);
   r.required_with("kv_layout", &spec.kv_layout, parse_into<parse_kv_layout>);
   read_nz_widths(r, spec);
   read_kv_dtypes(r, spec);

@@ -163,6 +163,42 @@ TEST(EngineMemoryTest, VllmFirstRunnerSamplerIsTritonFrom017) {
             8192ull * 4096 * 2 + 1024ull * 128'256 * 38);
 }
 
+// Non-torch memory at TP >= 2 (engine_memory_rules.h): NCCL over NVLink costs far more than
+// over PCIe, its set-up counts only while the worker's snapshot preceded the distributed init
+// (< 0.11), and from 0.16 to 0.26 FlashInfer's fused all-reduce workspace on an NVSwitch with
+// multicast is three 512 MiB buffers (TP 2, 4, 8; no torch.compile, no fusion).
+TEST(EngineMemoryTest, VllmNonTorchAtTp2FollowsTheLinkAndTheVersion) {
+  const ModelSpec model = *load_model("llama-3.1-8b");
+  const auto non_torch = [&](const char* device, uint32_t tp, EngineVersion version,
+                             bool eager = false) {
+    CapacityQuery capacity;
+    capacity.tp = tp;
+    EngineQuery query;
+    query.version = version;
+    query.enforce_eager = eager;
+    auto b = compute_engine_budget(model, *load_device(device), capacity, query);
+    EXPECT_TRUE(b.is_ok()) << b.status().message();
+    return b.is_ok() ? term_bytes(*b, "non-torch memory") : 0;
+  };
+  const uint64_t base = 60 * kGiB / 1000;
+  const uint64_t connect = 42 * kGiB / 100;
+  const uint64_t setup = 93 * kGiB / 100;
+  const uint64_t workspace = 3 * 512 * kMiB;
+  EXPECT_EQ(non_torch("h100-sxm", 1, {0, 19, 0}), base);
+  EXPECT_EQ(non_torch("h100-sxm", 2, {0, 10, 2}), base + setup + connect);
+  EXPECT_EQ(non_torch("h100-sxm", 2, {0, 11, 0}), base + connect);
+  EXPECT_EQ(non_torch("h100-sxm", 2, {0, 15, 1}), base + connect);
+  EXPECT_EQ(non_torch("h100-sxm", 2, {0, 16, 0}), base + connect + workspace);
+  EXPECT_EQ(non_torch("h100-sxm", 4, {0, 19, 0}), base + connect + workspace);
+  EXPECT_EQ(non_torch("h100-sxm", 8, {0, 26, 0}), base + connect + workspace);
+  EXPECT_EQ(non_torch("h100-sxm", 4, {0, 27, 0}), base + connect);
+  EXPECT_EQ(non_torch("h100-sxm", 4, {0, 19, 0}, true), base + connect);  // eager: no fusion
+  EXPECT_EQ(non_torch("h100-sxm", 3, {0, 19, 0}), base + connect);  // FlashInfer: 2, 4, 8 only
+  EXPECT_EQ(non_torch("a100-80g", 2, {0, 19, 0}), base + connect);  // NVLink, no multicast
+  EXPECT_EQ(non_torch("l40s", 8, {0, 10, 2}), base + 7 * (21 * kGiB / 1000));  // PCIe
+  EXPECT_EQ(non_torch("l40s", 8, {0, 19, 0}), base);
+}
+
 TEST(EngineMemoryTest, VllmFrom021SubtractsGraphsAtUtilization092) {
   EngineQuery query;
   query.version = EngineVersion{0, 21, 0};

@@ -124,6 +124,19 @@ TEST(PresetsTest, DeviceFactsFromTheIssue) {
   EXPECT_EQ(load_model("deepseek-r1")->num_active_params, 37'552'297'472ull);
 }
 
+// The peer link the engine-memory rules read: NVLink where the device-to-device link beats
+// the host link on an NVIDIA part, multicast (NVLink SHARP) only on HGX Hopper and later.
+TEST(PresetsTest, PeerLinksOfTheDevices) {
+  EXPECT_TRUE(has_nvlink(*load_device("h100-sxm")));
+  EXPECT_TRUE(has_nvlink(*load_device("a100-80g")));
+  EXPECT_FALSE(has_nvlink(*load_device("l40s")));
+  EXPECT_FALSE(has_nvlink(*load_device("mi300x")));  // Infinity Fabric, not NVIDIA's NCCL
+  EXPECT_TRUE(load_device("h100-sxm")->nvlink_multicast);
+  EXPECT_TRUE(load_device("b200")->nvlink_multicast);
+  EXPECT_FALSE(load_device("a100-80g")->nvlink_multicast);
+  EXPECT_FALSE(load_device("h100-pcie")->nvlink_multicast);
+}
+
 TEST(PresetsTest, UnknownNameListsValidOnesAndTheNearest) {
   auto model = load_model("llama3-8");
   ASSERT_FALSE(model.is_ok());
