@@ -117,6 +117,9 @@ SetAsideTerm weights_term(const Inputs& in, const std::string& source);
 SetAsideTerm activation_term(const Inputs& in, const ProfileBatch& batch,
                              uint32_t sampler_bytes_per_logit, const std::string& source);
 SetAsideTerm graph_term(const Inputs& in, const std::string& name, const std::string& source);
+// What NCCL's set-up takes per worker at TP >= 2 (0 at TP1), before the first collective:
+// kNvlinkNcclSetupBytes over NVLink, kNcclPerPeerBytes per peer over PCIe; `what` names it.
+uint64_t nccl_setup_bytes(const Inputs& in, std::string* what);
 // "1.23 GiB" style with the exact bytes: "1,320,702,443 B (1.23 GiB)".
 std::string bytes_text(uint64_t bytes);
 // The activation dtype: the weight dtype when 16-bit or wider, else fp16/bf16 (16 bits).

@@ -75,20 +75,24 @@ Status sglang_budget(const Inputs& in, EngineBudget* out) {
   const SglangDefaults sizes = sglang_size_defaults(gpu_mib, tp);
   std::string rule;
   const double fraction = sglang_default_fraction(in.version, gpu_mib, tp, sizes, &rule);
-  const uint64_t used = kCudaContextBytes + in.query.device_used_bytes;
+  // Free after the distributed init: the CUDA context, NCCL's set-up and other processes gone.
+  std::string nccl_what;
+  const uint64_t nccl = nccl_setup_bytes(in, &nccl_what);
+  const uint64_t used = kCudaContextBytes + nccl + in.query.device_used_bytes;
   const uint64_t free_at_start = in.total_bytes > used ? in.total_bytes - used : 0;
   out->utilization_default = !in.query.memory_utilization.has_value();
   out->memory_utilization = in.query.memory_utilization.value_or(fraction);
   out->requested_bytes = static_cast<uint64_t>(
       std::floor(static_cast<long double>(free_at_start) * out->memory_utilization));
-  out->requested_formula = "free at start x mem_fraction_static = (" +
-                           format_count(in.total_bytes) + " - CUDA context " +
-                           format_bytes(kCudaContextBytes) +
-                           (in.query.device_used_bytes > 0
-                                ? " - other processes " + format_bytes(in.query.device_used_bytes)
-                                : std::string()) +
-                           ") x " + format_number(out->memory_utilization) +
-                           (out->utilization_default ? " (the default: " + rule + ")" : "");
+  out->requested_formula =
+      "free at start x mem_fraction_static = (" + format_count(in.total_bytes) +
+      " - CUDA context " + format_bytes(kCudaContextBytes) +
+      (nccl > 0 ? " - " + nccl_what + " " + format_bytes(nccl) : std::string()) +
+      (in.query.device_used_bytes > 0
+           ? " - other processes " + format_bytes(in.query.device_used_bytes)
+           : std::string()) +
+      ") x " + format_number(out->memory_utilization) +
+      (out->utilization_default ? " (the default: " + rule + ")" : "");
   out->requested_source =
       "model_runner.py profile_max_num_token: rest_memory = available_gpu_memory - "
       "total_gpu_memory * (1 - mem_fraction_static)";

@@ -71,6 +71,18 @@ SetAsideTerm activation_term(const Inputs& in, const ProfileBatch& batch,
   return {"activation peak", peak.peak_bytes, formula, source, SetAsideKind::kActivation};
 }
 
+uint64_t nccl_setup_bytes(const Inputs& in, std::string* what) {
+  const uint64_t peers = in.capacity.tp - 1;
+  if (peers == 0) return 0;
+  if (has_nvlink(in.device)) {
+    *what = "NCCL set-up over NVLink";
+    return kNvlinkNcclSetupBytes;
+  }
+  *what = "NCCL buffers (" + std::to_string(peers) + " peers x " + format_bytes(kNcclPerPeerBytes) +
+          " over PCIe)";
+  return peers * kNcclPerPeerBytes;
+}
+
 SetAsideTerm graph_term(const Inputs& in, const std::string& name, const std::string& source) {
   const bool moe = in.model.num_active_params < in.model.num_params;
   const uint64_t per_layer = moe ? kMoeGraphBytesPerLayer : kGraphBytesPerLayer;

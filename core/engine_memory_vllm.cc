@@ -105,20 +105,16 @@ struct TermSum {
 };
 
 // NCCL's buffers per worker at TP >= 2. Before the worker's snapshot moved after the
-// distributed init (V0, V1 < 0.11) its setup counts too; over NVLink it connects many more
-// channels than over PCIe (kNvlinkNccl*; the PCIe rule is per peer).
+// distributed init (V0, V1 < 0.11) its set-up counts too; over NVLink it connects many more
+// channels in the profile than over PCIe, where the per-peer set-up figure covers both.
 void add_nccl(const Inputs& in, bool setup_counted, TermSum* sum) {
-  const uint64_t peers = in.capacity.tp - 1;
-  if (peers == 0) return;
-  if (!has_nvlink(in.device)) {
-    if (setup_counted) {
-      sum->add(peers * kNcclPerPeerBytes, "NCCL buffers (" + std::to_string(peers) + " peers x " +
-                                              format_bytes(kNcclPerPeerBytes) + " over PCIe)");
-    }
-    return;
+  if (in.capacity.tp < 2) return;
+  std::string what;
+  const uint64_t setup = nccl_setup_bytes(in, &what);
+  if (setup_counted) sum->add(setup, what);
+  if (has_nvlink(in.device)) {
+    sum->add(kNvlinkNcclConnectBytes, "NCCL channels connected in the profile (NVLink)");
   }
-  if (setup_counted) sum->add(kNvlinkNcclSetupBytes, "NCCL set-up over NVLink");
-  sum->add(kNvlinkNcclConnectBytes, "NCCL channels connected in the profile (NVLink)");
 }
 
 // vLLM fuses all-reduce + RMSNorm with FlashInfer by default from 0.16 (PRs #34299 and #33985,

@@ -249,6 +249,23 @@ TEST(EngineMemoryTest, SglangTakesItsFractionOfTheFreeMemoryLessWeights) {
   EXPECT_EQ(b.requested_bytes, requested);
   EXPECT_EQ(b.block_size, 1u);
   EXPECT_EQ(b.kv_budget_bytes, requested - kLlama8bWeights);
+
+  // SGLang's total is the free memory after the distributed init: at TP2 NCCL's set-up is gone
+  // too, 0.93 GiB over NVLink (the A100's), 0.021 GiB per peer over PCIe (the L40S's).
+  CapacityQuery tp2;
+  tp2.tp = 2;
+  const auto requested_at_tp2 = [&](const DeviceSpec& d) {
+    auto r = compute_engine_budget(*load_model("llama3-8b"), d, tp2, query);
+    EXPECT_TRUE(r.is_ok()) << r.status().message();
+    return r.is_ok() ? r->requested_bytes : 0;
+  };
+  const auto times_08 = [](uint64_t bytes) {
+    return static_cast<uint64_t>(static_cast<long double>(bytes) * 0.8L);
+  };
+  EXPECT_EQ(requested_at_tp2(device), times_08(free_at_start - 93 * kGiB / 100));
+  const DeviceSpec l40s = *load_device("l40s");
+  EXPECT_EQ(requested_at_tp2(l40s),
+            times_08(l40s.runtime_memory_bytes - 290 * kGiB / 1000 - 21 * kGiB / 1000));
 }
 
 // MindIE (run_pa.py): NPU_MEMORY_FRACTION 0.8 of the device, less the warm-up peak: weights
