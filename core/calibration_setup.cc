@@ -87,6 +87,14 @@ T pick(const std::optional<LoggedValue>& logged, const std::optional<T>& flag, T
   return fallback;
 }
 
+// A batch setting from the log or the flag (0: neither, the engine's default).
+uint32_t pick_setting(const std::optional<LoggedValue>& logged, uint32_t flag,
+                      const std::string& what, std::vector<std::string>* assumed) {
+  if (!logged && flag == 0) return 0;
+  return pick<uint32_t>(logged, flag > 0 ? std::optional<uint32_t>(flag) : std::nullopt, 0, what,
+                        assumed);
+}
+
 void resolve_engine(const StartupLog& log, const CalibrationFlags& flags, CalibrationSetup* out) {
   EngineQuery& e = out->engine;
   e.kind = log.engine.value_or(flags.engine.value_or(EngineKind::kVllm));
@@ -126,14 +134,10 @@ void resolve_engine(const StartupLog& log, const CalibrationFlags& flags, Calibr
   }
   e.max_model_len = pick<uint64_t>(log.max_model_len, flag_len, out->model.max_position_embeddings,
                                    "max_model_len", &out->assumed);
-  const std::optional<uint32_t> flag_tokens =
-      flags.max_num_batched_tokens > 0 ? std::optional<uint32_t>(flags.max_num_batched_tokens)
-                                       : std::nullopt;
-  if (log.max_num_batched_tokens || flag_tokens) {
-    e.max_num_batched_tokens = pick<uint32_t>(log.max_num_batched_tokens, flag_tokens, 0,
-                                              "max_num_batched_tokens", &out->assumed);
-  }
-  e.max_num_seqs = flags.max_num_seqs;
+  e.max_num_batched_tokens = pick_setting(log.max_num_batched_tokens, flags.max_num_batched_tokens,
+                                          "max_num_batched_tokens", &out->assumed);
+  e.max_num_seqs =
+      pick_setting(log.max_num_seqs, flags.max_num_seqs, "max_num_seqs", &out->assumed);
   e.entry_point = flags.entry_point;
   e.device_used_bytes = flags.device_used_bytes;
   if (log.total_bytes)

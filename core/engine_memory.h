@@ -137,6 +137,7 @@ struct EngineBudget {
   uint64_t max_model_len = 0;
   uint32_t max_num_batched_tokens = 0;
   uint32_t max_num_seqs = 0;
+  uint32_t graph_capture_size = 0;  // the largest CUDA/NPU-graph capture size (vLLM's engines)
   bool chunked_prefill = true;
   bool graphs_subtracted = false;
   uint32_t block_size = 0;         // the engine's default block (SGLang: page) size on this device
@@ -150,8 +151,10 @@ StatusOr<EngineBudget> compute_engine_budget(const ModelSpec& model, const Devic
                                              const EngineQuery& query);
 
 // kvsim's CUDA/NPU-graph estimate for the model (what the graph term subtracts when it does):
-// layers x 18 MiB, 37.5 MiB for MoE layers (fitted to logs; core/engine_memory_rules.h).
-uint64_t graph_estimate_bytes(const ModelSpec& model);
+// layers x 18 MiB, 37.5 MiB for MoE layers, at a largest capture size of 512 (fitted to logs;
+// core/engine_memory_rules.h), in proportion to `largest_capture_size` (the graphs share one
+// memory pool, whose size the largest batch sets).
+uint64_t graph_estimate_bytes(const ModelSpec& model, uint32_t largest_capture_size);
 
 // What the engine's start-up log reports for a pool of `num_blocks` blocks of `block_size`.
 struct EngineKvReport {

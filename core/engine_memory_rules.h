@@ -55,8 +55,13 @@ inline constexpr uint64_t kNpuNonTorchBytes = kGiB;
 // fitted to three "Graph capturing finished ... took X GiB" lines (granite-4.0-micro 0.72 GiB /
 // 40 layers, Qwen2.5-1.5B 0.49 / 28, Qwen2.5-7B-AWQ 0.48 / 28); MoE layers 37.5 MiB from one
 // (Qwen3-235B-A22B, TP8 with expert parallelism: 3.45 GiB / 94 layers).
+// All four ran with vLLM's default largest capture size, 512; kvsim scales the figure with
+// that size, as vLLM's graphs share one memory pool whose size the largest batch sets ("the
+// cost should only scale with the max batchsize", vllm-project/vllm#7894; PR #5074 made the
+// outputs share a buffer for that reason).
 inline constexpr uint64_t kGraphBytesPerLayer = 18 * kMiB;
 inline constexpr uint64_t kMoeGraphBytesPerLayer = 75 * kMiB / 2;
+inline constexpr uint32_t kGraphFittedCaptureSize = 512;
 // The live set of the sort-based top-k/top-p sampler (vllm/v1/sample/sampler.py and
 // ops/topk_topp_sampler.py apply_top_k_top_p, read at v0.11) at the scatter back to vocab
 // order, per logit: the model-dtype logits + their fp32 copy 4 + sorted values 4 + sort
@@ -116,7 +121,9 @@ SetAsideTerm weights_term(const Inputs& in, const std::string& source);
 // The activation term of a profile run and the rows it sampled.
 SetAsideTerm activation_term(const Inputs& in, const ProfileBatch& batch,
                              uint32_t sampler_bytes_per_logit, const std::string& source);
-SetAsideTerm graph_term(const Inputs& in, const std::string& name, const std::string& source);
+// The graph estimate at the budget's resolved largest capture size (graph_capture_size).
+SetAsideTerm graph_term(const Inputs& in, const EngineBudget& budget, const std::string& name,
+                        const std::string& source);
 // What NCCL's set-up takes per worker at TP >= 2 (0 at TP1), before the first collective:
 // kNvlinkNcclSetupBytes over NVLink, kNcclPerPeerBytes per peer over PCIe; `what` names it.
 uint64_t nccl_setup_bytes(const Inputs& in, std::string* what);

@@ -83,13 +83,20 @@ uint64_t nccl_setup_bytes(const Inputs& in, std::string* what) {
   return peers * kNcclPerPeerBytes;
 }
 
-SetAsideTerm graph_term(const Inputs& in, const std::string& name, const std::string& source) {
+SetAsideTerm graph_term(const Inputs& in, const EngineBudget& budget, const std::string& name,
+                        const std::string& source) {
   const bool moe = in.model.num_active_params < in.model.num_params;
   const uint64_t per_layer = moe ? kMoeGraphBytesPerLayer : kGraphBytesPerLayer;
-  const uint64_t bytes = graph_estimate_bytes(in.model);
-  return {name, bytes,
-          std::to_string(in.model.num_layers) + " layers x " + format_bytes(per_layer) +
-              (moe ? " (MoE layer)" : "") + " (kvsim's per-layer figure, fitted to logs)",
+  const uint32_t size = budget.graph_capture_size;
+  std::string formula = std::to_string(in.model.num_layers) + " layers x " +
+                        format_bytes(per_layer) + (moe ? " (MoE layer)" : "");
+  if (size != kGraphFittedCaptureSize) {
+    formula += " x " + std::to_string(size) + "/" + std::to_string(kGraphFittedCaptureSize) +
+               " (largest capture size)";
+  }
+  return {name, graph_estimate_bytes(in.model, size),
+          formula + " (kvsim's per-layer figure at capture size " +
+              std::to_string(kGraphFittedCaptureSize) + ", fitted to logs)",
           source, SetAsideKind::kGraphs};
 }
 
@@ -97,10 +104,12 @@ SetAsideTerm graph_term(const Inputs& in, const std::string& name, const std::st
 
 namespace kvsim {
 
-uint64_t graph_estimate_bytes(const ModelSpec& model) {
+uint64_t graph_estimate_bytes(const ModelSpec& model, uint32_t largest_capture_size) {
   const bool moe = model.num_active_params < model.num_params;
-  return uint64_t{model.num_layers} *
-         (moe ? engine_rules::kMoeGraphBytesPerLayer : engine_rules::kGraphBytesPerLayer);
+  const uint64_t at_fitted_size =
+      uint64_t{model.num_layers} *
+      (moe ? engine_rules::kMoeGraphBytesPerLayer : engine_rules::kGraphBytesPerLayer);
+  return at_fitted_size * largest_capture_size / engine_rules::kGraphFittedCaptureSize;
 }
 
 }  // namespace kvsim

@@ -10,6 +10,7 @@ namespace kvsim::engine_rules {
 namespace {
 
 constexpr EngineVersion kV1MemoryProfiler{0, 9, 1};         // PR #19312: MemorySnapshot baseline
+constexpr EngineVersion kV1GraphSizesBySeqs{0, 10, 0};      // PR #20628: min(2 x seqs, 512)
 constexpr EngineVersion kV1NcclInBaseline{0, 11, 0};        // PR #25359: snapshot after dist. init
 constexpr EngineVersion kV1FusedAllReduce{0, 16, 0};        // PRs #34299, #33985: on, unified API
 constexpr EngineVersion kV1TritonSampler{0, 17, 0};         // PR #33538: Triton top-k/top-p
@@ -19,6 +20,7 @@ constexpr EngineVersion kV1Mrv2Dense{0, 25, 0};             // PR #44443: model 
 constexpr EngineVersion kV1SmallFusionWorkspace{0, 27, 0};  // FlashInfer >= 0.6.16 (#3745)
 constexpr EngineVersion kV1Mrv2All{0, 29, 0};          // PR #53183: model runner v2, every model
 constexpr EngineVersion kV1Mrv2Graphs{0, 29, 0};       // PR #53306: v2 reserves graph memory
+constexpr uint32_t kV1MaxCaptureSize = 512;            // vLLM's cap on the default sizes
 constexpr EngineVersion kAscendProfiler{0, 15, 0};     // #6625: upstream memory_profiling
 constexpr EngineVersion kAscend310pHalving{0, 18, 0};  // #7372: NPUWorker310 // 2
 
@@ -76,6 +78,13 @@ void resolve_v1_batch(const Inputs& in, EngineBudget* out) {
   out->max_num_seqs = in.query.max_num_seqs > 0
                           ? in.query.max_num_seqs
                           : std::min(default_seqs, out->max_num_batched_tokens);
+  // vllm/config/vllm.py _set_cudagraph_sizes: the largest capture size is min(2 x max_num_seqs,
+  // 512) from 0.10 (PR #20628, merged 8 July 2025; 512 before), never above the batched tokens.
+  const uint32_t largest = v >= kV1GraphSizesBySeqs
+                               ? static_cast<uint32_t>(std::min<uint64_t>(
+                                     2 * uint64_t{out->max_num_seqs}, kV1MaxCaptureSize))
+                               : kV1MaxCaptureSize;
+  out->graph_capture_size = std::min(largest, out->max_num_batched_tokens);
 }
 
 ProfileBatch profile_batch(const EngineBudget& out) {
@@ -163,7 +172,7 @@ void add_graph_term(const Inputs& in, bool default_subtract, const std::string& 
   }
   out->graphs_subtracted = in.query.cuda_graph_memory.value_or(default_subtract);
   if (out->graphs_subtracted) {
-    out->terms.push_back(graph_term(in, name, source));
+    out->terms.push_back(graph_term(in, *out, name, source));
   } else {
     out->notes.push_back(name +
                          " not subtracted: captured after the KV cache is allocated, out of the "

@@ -45,13 +45,24 @@ std::optional<LoggedValue> logged_activation(const StartupLog& log) {
                      log.peak_torch_bytes->line, false};
 }
 
+// The log's non-torch term: its own line, or V1's "consumed memory (weights + non-torch)"
+// less the weights.
+std::optional<LoggedValue> logged_non_torch(const StartupLog& log) {
+  if (log.non_torch_bytes || !log.consumed_bytes || !log.weights_bytes) {
+    return log.non_torch_bytes;
+  }
+  return LoggedValue{log.consumed_bytes->value - log.weights_bytes->value, log.consumed_bytes->line,
+                     false};
+}
+
 std::vector<FigureRow> figure_rows(const StartupLog& log, const ModelSpec& model,
                                    const CapacityPlan& p) {
   std::vector<FigureRow> rows;
   const EngineBudget& b = *p.engine;
   const std::optional<LoggedValue> activation = logged_activation(log);
   // The graph row compares with kvsim's estimate even where the version does not subtract it.
-  const double graphs = static_cast<double>(graph_estimate_bytes(model)) / kBytesPerGiB;
+  const double graphs =
+      static_cast<double>(graph_estimate_bytes(model, b.graph_capture_size)) / kBytesPerGiB;
   const auto opt = [](const std::optional<uint64_t>& v) {
     return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
   };
@@ -71,7 +82,8 @@ std::vector<FigureRow> figure_rows(const StartupLog& log, const ModelSpec& model
     add_row(&rows, "activation peak", "GiB", activation, gib(activation),
             term_gib(b, "activation peak"));
   }
-  add_row(&rows, "non-torch memory", "GiB", log.non_torch_bytes, gib(log.non_torch_bytes),
+  const std::optional<LoggedValue> non_torch = logged_non_torch(log);
+  add_row(&rows, "non-torch memory", "GiB", non_torch, gib(non_torch),
           term_gib(b, "non-torch memory"));
   add_row(&rows, "graph memory", "GiB", log.graph_bytes, gib(log.graph_bytes), graphs);
   // Signed, as the engines print it ("the rest ... reserved for KV Cache is -1.05GiB").

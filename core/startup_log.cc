@@ -184,6 +184,10 @@ std::vector<Rule> setting_rules() {
                      put_count(log, &StartupLog::max_num_batched_tokens, "max_num_batched_tokens",
                                m[2], line);
                    }));
+  r.push_back(rule(R"((max_num_seqs[=:'" ]+|--max-num-seqs[= ])([0-9]+))",
+                   [](const Match& m, int line, StartupLog* log) {
+                     put_count(log, &StartupLog::max_num_seqs, "max_num_seqs", m[2], line);
+                   }));
   r.push_back(rule(
       R"((model='|model="|'model': '|Starting to load model |vllm serve |--model[= ])([^'"\s,]+?)(\.\.\.|'|"|\s|$))",
       [](const Match& m, int, StartupLog* log) {
@@ -221,6 +225,8 @@ std::vector<Rule> memory_rules() {
                        &StartupLog::non_torch_bytes, "non-torch memory", 2));
   r.push_back(gib_rule(R"(([0-9.]+) GiB for non-torch memory)", &StartupLog::non_torch_bytes,
                        "non-torch memory", 1));
+  r.push_back(gib_rule(R"(([0-9.]+) GiB for consumed memory \(weights \+ non-torch\))",
+                       &StartupLog::consumed_bytes, "consumed memory", 1));
   r.push_back(rule(
       R"((([0-9.]+) GiB for (CUDAGraph|NPU graph) memory|Graph capturing finished in [0-9.]+ secs?, took ([0-9.]+) GiB|Estimated CUDA graph memory: ([0-9.]+) GiB))",
       [](const Match& m, int line, StartupLog* log) {

@@ -57,6 +57,7 @@ struct StartupLog {
   std::optional<LoggedValue> memory_utilization;
   std::optional<LoggedValue> max_model_len;
   std::optional<LoggedValue> max_num_batched_tokens;
+  std::optional<LoggedValue> max_num_seqs;
   std::optional<LoggedValue> total_bytes;
   std::optional<LoggedValue> free_at_start_bytes;
   std::optional<LoggedValue> requested_bytes;
@@ -64,6 +65,8 @@ struct StartupLog {
   std::optional<LoggedValue> peak_torch_bytes;  // vLLM 0.6.4: the torch peak, weights included
   std::optional<LoggedValue> activation_bytes;
   std::optional<LoggedValue> non_torch_bytes;
+  std::optional<LoggedValue> consumed_bytes;  // V1 >= 0.2x: "X GiB for consumed memory (weights
+                                              // + non-torch)"
   std::optional<LoggedValue> graph_bytes;
   std::optional<LoggedValue> available_kv_bytes;  // the KV budget (after the 310P halving)
   std::optional<LoggedValue> num_blocks;

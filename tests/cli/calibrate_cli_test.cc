@@ -95,6 +95,33 @@ TEST(CalibrateCliTest, EveryRealLogIsReproducedExactly) {
   std::filesystem::remove(deployment);
 }
 
+const json* figure(const json& out, const std::string& name) {
+  for (const json& row : out["figures"]) {
+    if (row["name"] == name) return &row;
+  }
+  return nullptr;
+}
+
+// vLLM 0.27.1 prints weights and non-torch memory as one "consumed memory" (56.89 GiB; the
+// weights took 55.19), and its command line caps the sequences at 32: kvsim's graph estimate
+// is then 94 MoE layers x 37.5 MiB x 64/512, the activation row's share of the 0.76 GiB logged.
+TEST(CalibrateCliTest, ConsumedMemoryGivesTheNonTorchRowAndSequencesTheGraphs) {
+  const auto log =
+      data_root() / "startup_logs" / "v1_0.27.1_qwen3-235b-a22b-2507-fp8_tp4_rtxpro6000.log";
+  const CliResult result =
+      run_kvsim("calibrate --from-log " + log.string() + " --model qwen3-235b-a22b --device " +
+                (data_root() / "engine_memory" / "devices" / "rtx-pro-6000-server.yaml").string() +
+                " --weight-dtype fp8 --engine-version 0.27.1 --json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json out = json::parse(result.out, nullptr, /*allow_exceptions=*/false);
+  const json* non_torch = figure(out, "non-torch memory");
+  ASSERT_NE(non_torch, nullptr);
+  EXPECT_NEAR((*non_torch)["logged"].get<double>(), 56.89 - 55.19, 1e-9);
+  const json* graphs = figure(out, "graph memory");
+  ASSERT_NE(graphs, nullptr);
+  EXPECT_NEAR((*graphs)["predicted"].get<double>(), 94 * 37.5 / 8 / 1024, 1e-9);
+}
+
 TEST(CalibrateCliTest, EmptyForeignAndUnderspecifiedLogsExit2NamingTheFile) {
   const auto dir = std::filesystem::temp_directory_path();
   const auto empty = dir / ("kvsim_empty_" + std::to_string(::getpid()) + ".log");

@@ -208,6 +208,30 @@ TEST(EngineMemoryTest, VllmFrom021SubtractsGraphsAtUtilization092) {
   EXPECT_EQ(term_bytes(b, "CUDA graphs"), 32 * 18 * kMiB);
 }
 
+// vLLM's largest capture size is min(2 x max_num_seqs, 512) from 0.10 (512 before), and the
+// graphs share one pool that the largest batch sizes: 32 sequences capture up to 64, an eighth.
+TEST(EngineMemoryTest, VllmGraphEstimateScalesWithTheLargestCaptureSize) {
+  EngineQuery query;
+  query.version = EngineVersion{0, 21, 0};
+  query.max_num_seqs = 32;
+  const ModelSpec llama = *load_model("llama3-8b");
+  const DeviceSpec a100 = *load_device("a100-80g");
+  EngineBudget b = budget(llama, a100, query);
+  EXPECT_EQ(b.graph_capture_size, 64u);
+  EXPECT_EQ(term_bytes(b, "CUDA graphs"), 32 * 18 * kMiB / 8);
+  query.max_num_seqs = 300;  // 600, capped at 512
+  EXPECT_EQ(budget(llama, a100, query).graph_capture_size, 512u);
+  query.max_num_seqs = 32;
+  query.max_num_batched_tokens = 48;  // never above the batched tokens
+  EXPECT_EQ(budget(llama, a100, query).graph_capture_size, 48u);
+  query.max_num_batched_tokens = 0;
+  query.version = EngineVersion{0, 9, 2};  // before PR #20628: 512 whatever the sequences
+  query.cuda_graph_memory = true;
+  b = budget(llama, a100, query);
+  EXPECT_EQ(b.graph_capture_size, 512u);
+  EXPECT_EQ(term_bytes(b, "CUDA graphs"), 32 * 18 * kMiB);
+}
+
 TEST(EngineMemoryTest, VllmV0ProfilesMaxModelLenWithoutChunkedPrefill) {
   EngineQuery query;
   query.kind = EngineKind::kVllmV0;
@@ -349,6 +373,28 @@ TEST(StartupLogTest, V019DebugLinesAreNoNpuAndNoNonTorchTerm) {
   auto ascend = parse_startup_log("INFO NPUWorker: Available KV cache memory: 1.00 GiB\n", "a.log");
   ASSERT_TRUE(ascend.is_ok()) << ascend.status().message();
   EXPECT_EQ(ascend->engine, EngineKind::kVllmAscend);
+}
+
+// vLLM >= 0.2x prints weights and non-torch memory as one "consumed memory"; the calibration
+// takes the non-torch term as that less the weights. The command line gives max_num_seqs.
+TEST(StartupLogTest, ConsumedMemoryLessWeightsIsTheNonTorchTerm) {
+  auto log = parse_startup_log(
+      "# vllm/vllm-openai:latest Qwen/Qwen3-235B-A22B-Instruct-2507-FP8 --max-num-seqs 32\n"
+      "(Worker_TP0 pid=770) INFO [gpu_model_runner.py:5405] Model loading took 55.19 GiB memory\n"
+      "(Worker_TP0 pid=770) INFO [gpu_worker.py:789] Free memory on device (94.05/95.01 GiB) on "
+      "startup. Desired GPU memory utilization is (0.9, 85.51 GiB). Actual usage is 56.89 GiB "
+      "for consumed memory (weights + non-torch), 0.76 GiB for peak activation, and 0.32 GiB "
+      "for CUDAGraph memory.\n",
+      "consumed.log");
+  ASSERT_TRUE(log.is_ok()) << log.status().message();
+  ASSERT_TRUE(log->max_num_seqs.has_value());
+  EXPECT_EQ(log->max_num_seqs->value, 32);
+  ASSERT_TRUE(log->consumed_bytes.has_value());
+  EXPECT_NEAR(log->consumed_bytes->value, 56.89 * kBytesPerGiB, 0.01 * kBytesPerGiB);
+  EXPECT_FALSE(log->non_torch_bytes.has_value());
+  ASSERT_TRUE(log->weights_bytes.has_value());
+  ASSERT_TRUE(log->graph_bytes.has_value());
+  EXPECT_NEAR(log->graph_bytes->value, 0.32 * kBytesPerGiB, 0.01 * kBytesPerGiB);
 }
 
 // Several workers print their own pool; vLLM V1 allocates the smallest on every one, and its
