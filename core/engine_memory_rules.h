@@ -58,7 +58,8 @@ inline constexpr uint64_t kNpuNonTorchBytes = kGiB;
 // All four ran with vLLM's default largest capture size, 512; kvsim scales the figure with
 // that size, as vLLM's graphs share one memory pool whose size the largest batch sets ("the
 // cost should only scale with the max batchsize", vllm-project/vllm#7894; PR #5074 made the
-// outputs share a buffer for that reason).
+// outputs share a buffer for that reason). First order only: vLLM 0.21-0.2x's estimator also
+// grows with the number of sizes (it extrapolates one graph's marginal cost, issue #45178).
 inline constexpr uint64_t kGraphBytesPerLayer = 18 * kMiB;
 inline constexpr uint64_t kMoeGraphBytesPerLayer = 75 * kMiB / 2;
 inline constexpr uint32_t kGraphFittedCaptureSize = 512;
