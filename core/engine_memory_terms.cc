@@ -83,13 +83,22 @@ uint64_t nccl_setup_bytes(const Inputs& in, std::string* what) {
   return peers * kNcclPerPeerBytes;
 }
 
+namespace {
+
+// The graph figure per decoder layer at the fitted capture size; MoE layers have their own.
+bool has_moe_layers(const ModelSpec& model) { return model.num_active_params < model.num_params; }
+uint64_t graph_bytes_per_layer(const ModelSpec& model) {
+  return has_moe_layers(model) ? kMoeGraphBytesPerLayer : kGraphBytesPerLayer;
+}
+
+}  // namespace
+
 SetAsideTerm graph_term(const Inputs& in, const EngineBudget& budget, const std::string& name,
                         const std::string& source) {
-  const bool moe = in.model.num_active_params < in.model.num_params;
-  const uint64_t per_layer = moe ? kMoeGraphBytesPerLayer : kGraphBytesPerLayer;
   const uint32_t size = budget.graph_capture_size;
   std::string formula = std::to_string(in.model.num_layers) + " layers x " +
-                        format_bytes(per_layer) + (moe ? " (MoE layer)" : "");
+                        format_bytes(graph_bytes_per_layer(in.model)) +
+                        (has_moe_layers(in.model) ? " (MoE layer)" : "");
   if (size != kGraphFittedCaptureSize) {
     formula += " x " + std::to_string(size) + "/" + std::to_string(kGraphFittedCaptureSize) +
                " (largest capture size)";
@@ -105,11 +114,8 @@ SetAsideTerm graph_term(const Inputs& in, const EngineBudget& budget, const std:
 namespace kvsim {
 
 uint64_t graph_estimate_bytes(const ModelSpec& model, uint32_t largest_capture_size) {
-  const bool moe = model.num_active_params < model.num_params;
-  const uint64_t at_fitted_size =
-      uint64_t{model.num_layers} *
-      (moe ? engine_rules::kMoeGraphBytesPerLayer : engine_rules::kGraphBytesPerLayer);
-  return at_fitted_size * largest_capture_size / engine_rules::kGraphFittedCaptureSize;
+  return uint64_t{model.num_layers} * engine_rules::graph_bytes_per_layer(model) *
+         largest_capture_size / engine_rules::kGraphFittedCaptureSize;
 }
 
 }  // namespace kvsim

@@ -62,6 +62,13 @@ std::string absolute_flags(const std::string& flags) {
   return out;
 }
 
+const json* figure(const json& out, const std::string& name) {
+  for (const json& row : out["figures"]) {
+    if (row["name"] == name) return &row;
+  }
+  return nullptr;
+}
+
 TEST(CalibrateCliTest, EveryRealLogIsReproducedExactly) {
   const std::vector<LogCase> cases = read_cases();
   ASSERT_GE(cases.size(), 10u);
@@ -80,13 +87,10 @@ TEST(CalibrateCliTest, EveryRealLogIsReproducedExactly) {
     const char* key = c.unit == "blocks" ? "num_blocks" : "kv_tokens";
     EXPECT_EQ(calibrated[key].get<uint64_t>(), c.pool);
     // The figure as parsed is the one the log printed.
-    const std::string figure = c.unit == "blocks" ? "KV blocks" : "KV cache size";
-    bool parsed = false;
-    for (const json& row : out["figures"]) {
-      if (row["name"] == figure)
-        parsed = row["logged"].get<double>() == static_cast<double>(c.pool);
-    }
-    EXPECT_TRUE(parsed) << figure << " not read as " << c.pool;
+    const std::string name = c.unit == "blocks" ? "KV blocks" : "KV cache size";
+    const json* row = figure(out, name);
+    EXPECT_TRUE(row && (*row)["logged"].get<double>() == static_cast<double>(c.pool))
+        << name << " not read as " << c.pool;
     const CliResult replay = run_kvsim("capacity --deployment " + deployment.string() + " --json");
     ASSERT_EQ(replay.exit_code, 0) << replay.err;
     const json capacity = json::parse(replay.out, nullptr, /*allow_exceptions=*/false);
@@ -95,16 +99,10 @@ TEST(CalibrateCliTest, EveryRealLogIsReproducedExactly) {
   std::filesystem::remove(deployment);
 }
 
-const json* figure(const json& out, const std::string& name) {
-  for (const json& row : out["figures"]) {
-    if (row["name"] == name) return &row;
-  }
-  return nullptr;
-}
-
 // vLLM 0.27.1 prints weights and non-torch memory as one "consumed memory" (56.89 GiB; the
 // weights took 55.19), and its command line caps the sequences at 32: kvsim's graph estimate
-// is then 94 MoE layers x 37.5 MiB x 64/512, the activation row's share of the 0.76 GiB logged.
+// is then 94 MoE layers x 37.5 MiB x 64/512 (the log prints it only inside the 0.76 GiB
+// of activation + estimate).
 TEST(CalibrateCliTest, ConsumedMemoryGivesTheNonTorchRowAndSequencesTheGraphs) {
   const auto log =
       data_root() / "startup_logs" / "v1_0.27.1_qwen3-235b-a22b-2507-fp8_tp4_rtxpro6000.log";
