@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <sstream>
+#include <type_traits>
 
 #include "core/names.h"
 
@@ -31,43 +32,36 @@ std::string range_text(T min, T max) {
   return text.str();
 }
 
+// One integer parser for both signs: plain digits, or a scientific form such as "7e9" that
+// is an exact integer within `limit` (the largest long double that converts back to T).
+template <typename T>
+Status parse_integer(std::string_view text, long double limit, const char* expected, T* out) {
+  T value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error == std::errc() && end == text.data() + text.size() && !text.empty()) {
+    *out = value;
+    return Status::ok();
+  }
+  if (error == std::errc::result_out_of_range) {
+    return Status::invalid_argument(fmt::format("'{}' does not fit in 64 bits", text));
+  }
+  long double scientific = 0;
+  const bool sign_ok = std::is_signed_v<T> || (!text.empty() && text[0] != '-');
+  if (sign_ok && parse_scientific_integer(text, limit, &scientific)) {
+    *out = static_cast<T>(scientific);
+    return Status::ok();
+  }
+  return Status::invalid_argument(fmt::format("expected {}, got '{}'", expected, text));
+}
+
 }  // namespace
 
 Status parse_uint64(std::string_view text, uint64_t* out) {
-  uint64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error == std::errc() && end == text.data() + text.size() && !text.empty()) {
-    *out = value;
-    return Status::ok();
-  }
-  if (error == std::errc::result_out_of_range) {
-    return Status::invalid_argument(fmt::format("'{}' does not fit in 64 bits", text));
-  }
-  long double scientific = 0;
-  if (!text.empty() && text[0] != '-' &&
-      parse_scientific_integer(text, 18446744073709549568.0L, &scientific)) {
-    *out = static_cast<uint64_t>(scientific);
-    return Status::ok();
-  }
-  return Status::invalid_argument(fmt::format("expected a non-negative integer, got '{}'", text));
+  return parse_integer(text, 18446744073709549568.0L, "a non-negative integer", out);
 }
 
 Status parse_int64(std::string_view text, int64_t* out) {
-  int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error == std::errc() && end == text.data() + text.size() && !text.empty()) {
-    *out = value;
-    return Status::ok();
-  }
-  if (error == std::errc::result_out_of_range) {
-    return Status::invalid_argument(fmt::format("'{}' does not fit in 64 bits", text));
-  }
-  long double scientific = 0;
-  if (parse_scientific_integer(text, 9223372036854774784.0L, &scientific)) {
-    *out = static_cast<int64_t>(scientific);
-    return Status::ok();
-  }
-  return Status::invalid_argument(fmt::format("expected an integer, got '{}'", text));
+  return parse_integer(text, 9223372036854774784.0L, "an integer", out);
 }
 
 Status parse_double(std::string_view text, double* out) {
