@@ -9,16 +9,24 @@
 
 namespace kvsim::sim {
 
-StatusOr<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config,
-                                                 std::unique_ptr<CostModel> cost_model,
-                                                 std::unique_ptr<RequestSource> source) {
-  KVSIM_CHECK(cost_model != nullptr && source != nullptr, "engine needs a cost model and a source");
+namespace {
+
+// What both constructors check and build: the swap link, and the KV cache of the config.
+StatusOr<KvCacheCoordinator> engine_cache(const EngineConfig& config) {
   if (config.scheduler.preemption == PreemptionMode::kSwap && !(config.host_link_bytes_per_s > 0)) {
     return Status::invalid_argument(
         "swap preemption needs the device's host_link_gbps (the link swaps travel over)");
   }
-  KVSIM_ASSIGN_OR_RETURN(KvCacheCoordinator cache,
-                         KvCacheCoordinator::create(config.cache, config.cache_groups));
+  return KvCacheCoordinator::create(config.cache, config.cache_groups);
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config,
+                                                 std::unique_ptr<CostModel> cost_model,
+                                                 std::unique_ptr<RequestSource> source) {
+  KVSIM_CHECK(cost_model != nullptr && source != nullptr, "engine needs a cost model and a source");
+  KVSIM_ASSIGN_OR_RETURN(KvCacheCoordinator cache, engine_cache(config));
   return std::unique_ptr<Engine>(
       new Engine(config, std::move(cache), std::move(cost_model), std::move(source), nullptr));
 }
@@ -28,12 +36,7 @@ StatusOr<std::unique_ptr<Engine>> Engine::create_replica(const EngineConfig& con
                                                          EventQueue* events) {
   KVSIM_CHECK(cost_model != nullptr && events != nullptr,
               "a replica needs a cost model and a queue");
-  if (config.scheduler.preemption == PreemptionMode::kSwap && !(config.host_link_bytes_per_s > 0)) {
-    return Status::invalid_argument(
-        "swap preemption needs the device's host_link_gbps (the link swaps travel over)");
-  }
-  KVSIM_ASSIGN_OR_RETURN(KvCacheCoordinator cache,
-                         KvCacheCoordinator::create(config.cache, config.cache_groups));
+  KVSIM_ASSIGN_OR_RETURN(KvCacheCoordinator cache, engine_cache(config));
   return std::unique_ptr<Engine>(
       new Engine(config, std::move(cache), std::move(cost_model), nullptr, events));
 }
