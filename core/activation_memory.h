@@ -24,8 +24,14 @@
 // V1's first model runner, whose live set is 28 B). The forward model
 // gives 110,592 B/token for Llama-3.1-8B; vLLM 0.6.4's profile on an RTX 3090 grew by
 // 0.92 GiB between 20,000 and 29,000 tokens (109,800 B/token; docs/engine_memory.md). For MoE
-// models intermediate is one expert's width; routed-expert workspaces are not modelled (below
-// the sampler term for the batch sizes engines profile with).
+// models the width is the config's intermediate_size as imported, which is one expert's for
+// Mixtral and gpt-oss, the dense layers' for DeepSeek-V3 and an unused dense width for
+// Qwen3-MoE (12,288 for Qwen3-235B-A22B, whose experts are 1,536 wide). vLLM's fused-MoE
+// workspaces are not modelled: Triton's fused_experts_impl holds top_k x max(2I/tp, hidden) +
+// top_k x I/tp values per token, but the one MoE log whose forward sets the peak (the RTX PRO
+// 6000 row, docs/engine_memory.md) prints 0.76 GiB for activation and graph estimate together,
+// where that rule gives 0.73 GiB for the forward alone and the graphs took 0.32 GiB when
+// captured. Which MoE kernel ran there (sm_120, DeepGEMM off) was not found.
 #pragma once
 
 #include <cstdint>
