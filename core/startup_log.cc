@@ -24,11 +24,18 @@ namespace {
 using Match = std::smatch;
 using Slot = std::optional<LoggedValue> StartupLog::*;
 
-// One kind of line: a pattern and what its groups mean.
+// One kind of line: a pattern and what its groups mean. `may_span`: the pattern may also match
+// across a line break (a wrapped line or a shell continuation); patterns with ".*" or "^" may
+// not, as joined to the next line they could pair words of two unrelated lines.
 struct Rule {
   std::regex pattern;
   std::function<void(const Match&, int line, StartupLog*)> apply;
+  bool may_span = true;
 };
+
+bool may_span(std::string_view pattern) {
+  return pattern.find(".*") == std::string_view::npos && !pattern.starts_with("^");
+}
 
 double number(const std::string& text) {
   std::string digits;
@@ -81,9 +88,11 @@ void put_gib(StartupLog* log, Slot slot, const char* name, const std::string& te
 
 // A line whose group `group` is a GiB figure for `slot`.
 Rule gib_rule(const char* pattern, Slot slot, const char* name, size_t group) {
-  return {std::regex(pattern), [slot, name, group](const Match& m, int line, StartupLog* log) {
+  return {std::regex(pattern),
+          [slot, name, group](const Match& m, int line, StartupLog* log) {
             put_gib(log, slot, name, m[group].str(), line);
-          }};
+          },
+          may_span(pattern)};
 }
 
 void put_count(StartupLog* log, Slot slot, const char* name, const std::string& text, int line) {
@@ -112,7 +121,7 @@ void set_version(StartupLog* log, const std::string& text) {
 }
 
 Rule rule(const char* pattern, std::function<void(const Match&, int, StartupLog*)> apply) {
-  return {std::regex(pattern), std::move(apply)};
+  return {std::regex(pattern), std::move(apply), may_span(pattern)};
 }
 
 // Which engine and version printed the log.
@@ -189,7 +198,7 @@ std::vector<Rule> setting_rules() {
                      put_count(log, &StartupLog::max_num_seqs, "max_num_seqs", m[2], line);
                    }));
   r.push_back(rule(
-      R"((model='|model="|'model': '|Starting to load model |vllm serve |--model[= ])([^'"\s,]+?)(\.\.\.|'|"|\s|$))",
+      R"((model='|model="|'model': '|Starting to load model |vllm serve |--model[= ])([^'"\s,\\]+?)(\.\.\.|'|"|\s|$))",
       [](const Match& m, int, StartupLog* log) {
         if (log->model.empty()) log->model = m[2];
       }));
@@ -250,8 +259,10 @@ std::vector<Rule> memory_rules() {
                                line);
                      put_count(log, &StartupLog::total_bytes, "total memory", m[2], line);
                    }));
+  r.push_back(gib_rule(R"(Desired GPU memory utilization is \([0-9.]+, ([0-9.]+) ?GiB)",
+                       &StartupLog::requested_bytes, "requested memory", 1));
   r.push_back(gib_rule(
-      R"((Desired GPU memory utilization is \([0-9.]+, |Requested memory:.*= |the current vLLM instance can use.*= |the current vLLM instance can use\s+)([0-9.]+) ?GiB)",
+      R"((Requested memory:.*= |the current vLLM instance can use.*= |the current vLLM instance can use\s+)([0-9.]+) ?GiB)",
       &StartupLog::requested_bytes, "requested memory", 2));
   r.push_back(rule(R"(Requested memory:\s+([0-9.]+) \* ([0-9.]+))", [](const Match& m, int line,
                                                                        StartupLog* log) {
@@ -323,6 +334,40 @@ const std::vector<Rule>& all_rules() {
   return rules;
 }
 
+// A line as it continues onto the next: without trailing blanks and a shell's continuation
+// backslash (vllm serve \).
+std::string continued_head(const std::string& line) {
+  size_t end = line.find_last_not_of(" \t\r");
+  if (end != std::string::npos && line[end] == '\\') {
+    end = end == 0 ? std::string::npos : line.find_last_not_of(" \t\r", end - 1);
+  }
+  return end == std::string::npos ? std::string() : line.substr(0, end + 1);
+}
+
+std::string without_leading_space(const std::string& line) {
+  const size_t begin = line.find_first_not_of(" \t");
+  return begin == std::string::npos ? std::string() : line.substr(begin);
+}
+
+// Applies every rule to `text`, reporting `line`. With `junction` set, `text` is a line joined
+// to the next at `junction` (one blank between), and only the matches that run from the first
+// line into the second count: the others were read with each line alone.
+bool apply_rules(const std::string& text, size_t junction, int line, StartupLog* log) {
+  bool matched = false;
+  for (const Rule& r : all_rules()) {
+    if (junction != std::string::npos && !r.may_span) continue;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), r.pattern);
+         it != std::sregex_iterator(); ++it) {
+      const size_t begin = static_cast<size_t>(it->position(0));
+      const size_t end = begin + static_cast<size_t>(it->length(0));
+      if (junction != std::string::npos && (begin >= junction || end <= junction + 1)) continue;
+      r.apply(*it, line, log);
+      matched = true;
+    }
+  }
+  return matched;
+}
+
 // The version a log's format implies, when it prints none: the oldest release that prints it.
 void infer_version(const std::string& text, StartupLog* log) {
   if (log->version) return;
@@ -352,22 +397,21 @@ void infer_version(const std::string& text, StartupLog* log) {
 
 StatusOr<StartupLog> parse_startup_log(std::string_view text, const std::string& file_name) {
   StartupLog log;
+  std::vector<std::string> lines;
   std::istringstream in{std::string(text)};
-  int line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    bool matched = false;
-    for (const Rule& r : all_rules()) {
-      for (auto it = std::sregex_iterator(line.begin(), line.end(), r.pattern);
-           it != std::sregex_iterator(); ++it) {
-        r.apply(*it, line_no, &log);
-        matched = true;
-      }
+  for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
+  const int line_count = static_cast<int>(lines.size());
+  for (int i = 0; i < line_count; ++i) {
+    bool matched = apply_rules(lines[i], std::string::npos, i + 1, &log);
+    if (i + 1 < line_count) {
+      const std::string head = continued_head(lines[i]);
+      const std::string joined = head + " " + without_leading_space(lines[i + 1]);
+      matched = apply_rules(joined, head.size(), i + 1, &log) || matched;
     }
     if (matched) ++log.num_matched_lines;
   }
-  log.num_lines = line_no;
-  if (line_no == 0 || text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+  log.num_lines = line_count;
+  if (line_count == 0 || text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return Status::invalid_argument(file_name + ": the log is empty");
   }
   const bool has_figure = log.kv_tokens || log.num_blocks || log.available_kv_bytes ||
@@ -375,7 +419,7 @@ StatusOr<StartupLog> parse_startup_log(std::string_view text, const std::string&
   if (!has_figure) {
     return Status::invalid_argument(
         file_name + ": not a start-up log of vLLM, vllm-ascend or SGLang (none of its " +
-        std::to_string(line_no) +
+        std::to_string(line_count) +
         " lines holds a memory or KV cache figure those engines print, e.g. \"Available KV "
         "cache memory: ... GiB\", \"# GPU blocks: ...\" or \"KV Cache is allocated. #tokens: "
         "...\")");

@@ -18,6 +18,9 @@
 //             allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB"
 // and the settings a log or a pasted command line states (model, TP, utilization, max model
 // length, batched tokens, dtype, quantization). "GiB" and "GB" are 2^30 bytes in all of them.
+// A figure may run over a line break (a long line wrapped in a post, a command continued with a
+// backslash): each line is also read joined to the next, and a match across the break counts,
+// reported at its first line.
 // A figure seen twice with different values (several ranks or runs) keeps the first, and a
 // note says so; V1's per-worker "GPU KV cache size" and "Maximum concurrency" keep the smallest,
 // since the engine unifies the workers' pools to the smallest

@@ -419,6 +419,45 @@ TEST(StartupLogTest, PerWorkerPoolsKeepTheSmallestAndTheStatLoggerGivesBlocks) {
   EXPECT_EQ(log->engine, EngineKind::kVllm);
 }
 
+// Posted logs wrap long lines (blog posts, notes) and commands continue over lines with a
+// backslash; a figure read across the break is reported at the line where it starts, and two
+// unrelated lines are not read as one.
+TEST(StartupLogTest, FiguresAcrossAWrappedLineOrAShellContinuation) {
+  auto log = parse_startup_log(
+      "$ vllm serve \\\n"
+      "    Qwen/Qwen3-8B \\\n"
+      "    --tensor-parallel-size 2\n"
+      "Free memory on device (30.86/31.36 GiB) on startup. Desired GPU memory\n"
+      "utilization is (0.7, 21.95 GiB). Actual usage is 11.22 GiB for consumed\n"
+      "memory (weights + non-torch), 1.46 GiB for peak activation, and 0.52 GiB\n"
+      "for CUDAGraph memory. Current kv cache memory in use is 9.27 GiB.\n"
+      "GPU KV cache size: 75,824 tokens\n"
+      "Maximum concurrency for 40,960 tokens per request: 1.85x\n",
+      "wrapped.log");
+  ASSERT_TRUE(log.is_ok()) << log.status().message();
+  EXPECT_EQ(log->model, "Qwen/Qwen3-8B");
+  ASSERT_TRUE(log->tp.has_value());
+  EXPECT_EQ(log->tp->value, 2);
+  ASSERT_TRUE(log->memory_utilization.has_value());
+  EXPECT_DOUBLE_EQ(log->memory_utilization->value, 0.7);
+  ASSERT_TRUE(log->requested_bytes.has_value());
+  EXPECT_NEAR(log->requested_bytes->value, 21.95 * kBytesPerGiB, 0.01 * kBytesPerGiB);
+  EXPECT_EQ(log->requested_bytes->line, 4);
+  ASSERT_TRUE(log->consumed_bytes.has_value());
+  EXPECT_NEAR(log->consumed_bytes->value, 11.22 * kBytesPerGiB, 0.01 * kBytesPerGiB);
+  EXPECT_EQ(log->consumed_bytes->line, 5);
+  ASSERT_TRUE(log->activation_bytes.has_value());
+  ASSERT_TRUE(log->graph_bytes.has_value());
+  EXPECT_NEAR(log->graph_bytes->value, 0.52 * kBytesPerGiB, 0.01 * kBytesPerGiB);
+  EXPECT_TRUE(log->notes.empty()) << log->notes.front();  // nothing read twice
+  // A pattern with ".*" does not reach into the next line.
+  auto apart = parse_startup_log(
+      "Requested memory: see below\nthe pool = 3.00 GiB\nGPU KV cache size: 1,024 tokens\n",
+      "apart.log");
+  ASSERT_TRUE(apart.is_ok()) << apart.status().message();
+  EXPECT_FALSE(apart->requested_bytes.has_value());
+}
+
 TEST(StartupLogTest, VersionFromTheBannerOrTheDockerImageTag) {
   auto banner = parse_startup_log(
       "INFO [api_utils.py:345]  \u2584\u2584 \u2584\u2588 \u2588     \u2588  version 0.27.1\n"
