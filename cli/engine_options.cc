@@ -1,5 +1,7 @@
 #include "cli/engine_options.h"
 
+#include "core/engine_config.h"
+
 namespace kvsim::cli {
 
 void add_engine_options(CLI::App* command, EngineOptions* o) {
@@ -28,6 +30,9 @@ void add_engine_options(CLI::App* command, EngineOptions* o) {
                       "subtract | ignore the CUDA-graph estimate (default: the version's rule; "
                       "vLLM subtracts it from 0.21)");
   command->add_flag("--enforce-eager", o->enforce_eager, "no CUDA graphs are captured");
+  command->add_option("--compile-cache", o->compile_cache,
+                      "cold (a first launch: vLLM compiles inside its profile run) | warm (a "
+                      "restart, or a kept cache); default cold");
   command->add_option("--entry-point", o->entry_point,
                       "serve (vllm serve) | llm (the LLM class): vLLM V1's batch defaults");
   command->add_option("--device-used-bytes", o->device_used_bytes,
@@ -45,13 +50,19 @@ StatusOr<EngineQuery> resolve_engine_query(const EngineOptions& o) {
   query.max_num_batched_tokens = o.max_num_batched_tokens;
   query.max_num_seqs = o.max_num_seqs;
   if (!o.cuda_graph_memory.empty()) {
-    if (o.cuda_graph_memory != "subtract" && o.cuda_graph_memory != "ignore") {
-      return Status::invalid_argument("--cuda-graph-memory: expected subtract or ignore, got '" +
-                                      o.cuda_graph_memory + "'");
+    auto subtract = parse_cuda_graph_memory(o.cuda_graph_memory);
+    if (!subtract.is_ok()) {
+      return Status::invalid_argument("--cuda-graph-memory: " + subtract.status().message());
     }
-    query.cuda_graph_memory = o.cuda_graph_memory == "subtract";
+    query.cuda_graph_memory = *subtract;
   }
   query.enforce_eager = o.enforce_eager;
+  if (!o.compile_cache.empty()) {
+    auto warm = parse_compile_cache(o.compile_cache);
+    if (!warm.is_ok())
+      return Status::invalid_argument("--compile-cache: " + warm.status().message());
+    query.warm_compile_cache = *warm;
+  }
   KVSIM_ASSIGN_OR_RETURN(query.entry_point, parse_entry_point(o.entry_point));
   query.device_used_bytes = o.device_used_bytes;
   return query;

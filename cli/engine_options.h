@@ -1,6 +1,7 @@
 // Options shared by the commands that ask an engine's KV budget (capacity, calibrate):
 // --engine, --engine-version, --mem-fraction, --max-model-len, --max-num-batched-tokens,
-// --max-num-seqs, --cuda-graph-memory, --enforce-eager, --entry-point, --device-used-bytes.
+// --max-num-seqs, --cuda-graph-memory, --enforce-eager, --compile-cache, --entry-point,
+// --device-used-bytes.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -22,6 +23,7 @@ struct EngineOptions {
   uint32_t max_num_seqs = 0;
   std::string cuda_graph_memory;  // "", "subtract", "ignore"
   bool enforce_eager = false;
+  std::string compile_cache;  // "", "cold", "warm"
   std::string entry_point = "serve";
   uint64_t device_used_bytes = 0;
 };

@@ -21,13 +21,21 @@ Status parse_entry(std::string_view text, EntryPoint* out) {
   return Status::ok();
 }
 
+// A setting spelled as one of two words: `yes` is true, `no` false.
+StatusOr<bool> parse_word_pair(std::string_view text, std::string_view yes, std::string_view no) {
+  if (text == yes || text == no) return text == yes;
+  return Status::invalid_argument("expected '" + std::string(yes) + "' or '" + std::string(no) +
+                                  "', got '" + std::string(text) + "'");
+}
+
 Status parse_graphs(std::string_view text, bool* out) {
-  if (text == "subtract" || text == "ignore") {
-    *out = text == "subtract";
-    return Status::ok();
-  }
-  return Status::invalid_argument("expected 'subtract' or 'ignore', got '" + std::string(text) +
-                                  "'");
+  KVSIM_ASSIGN_OR_RETURN(*out, parse_cuda_graph_memory(text));
+  return Status::ok();
+}
+
+Status parse_cache(std::string_view text, bool* out) {
+  KVSIM_ASSIGN_OR_RETURN(*out, parse_compile_cache(text));
+  return Status::ok();
 }
 
 void read_settings(ConfigReader& r, EngineQuery* out) {
@@ -45,6 +53,14 @@ void read_settings(ConfigReader& r, EngineQuery* out) {
 }
 
 }  // namespace
+
+StatusOr<bool> parse_cuda_graph_memory(std::string_view text) {
+  return parse_word_pair(text, "subtract", "ignore");
+}
+
+StatusOr<bool> parse_compile_cache(std::string_view text) {
+  return parse_word_pair(text, "warm", "cold");
+}
 
 Status read_engine_config(const ConfigNode& node, EngineConfigKeys keys, EngineQuery* out) {
   if (node.is_scalar()) {
@@ -67,6 +83,7 @@ Status read_engine_config(const ConfigNode& node, EngineConfigKeys keys, EngineQ
     out->cuda_graph_memory = subtract;
   }
   r.optional("enforce_eager", &out->enforce_eager);
+  r.optional_with("compile_cache", &out->warm_compile_cache, parse_cache);
   r.optional("device_used_bytes", &out->device_used_bytes, uint64_t{0}, uint64_t{1} << 60);
   if (keys == EngineConfigKeys::kDeployment) read_settings(r, out);
   return r.finish();
@@ -83,6 +100,7 @@ ConfigNode engine_config_node(const EngineQuery& query) {
   if (query.cuda_graph_memory)
     put("cuda_graph_memory", *query.cuda_graph_memory ? "subtract" : "ignore");
   if (query.enforce_eager) put("enforce_eager", "true");
+  if (query.warm_compile_cache) put("compile_cache", "warm");
   if (query.device_used_bytes > 0)
     put("device_used_bytes", std::to_string(query.device_used_bytes));
   if (query.memory_utilization) put("memory_utilization", format_number(*query.memory_utilization));

@@ -8,7 +8,8 @@
 //     entry_point: serve              # serve | llm (vLLM V1's batch defaults differ)
 //     cuda_graph_memory: subtract     # subtract | ignore; default: the version's rule
 //     enforce_eager: false
-//     device_used_bytes: 0            # memory other processes hold on the device
+//     compile_cache: cold             # cold (a first launch) | warm (vLLM's compile cache holds
+//     it) device_used_bytes: 0            # memory other processes hold on the device
 //   # deployment files only (a scenario has them in cache: and scheduler:):
 //     memory_utilization: 0.9
 //     max_model_len: 32768
@@ -34,5 +35,10 @@ Status read_engine_config(const ConfigNode& node, EngineConfigKeys keys, EngineQ
 // The map read_engine_config(kDeployment) reads back to `query` (measured set-aside and total
 // memory excluded: a deployment file holds them at its top level).
 ConfigNode engine_config_node(const EngineQuery& query);
+
+// The two-word settings, shared with the command line: "subtract" | "ignore" (whether vLLM's
+// CUDA-graph estimate is subtracted) and "warm" | "cold" (EngineQuery::warm_compile_cache).
+StatusOr<bool> parse_cuda_graph_memory(std::string_view text);
+StatusOr<bool> parse_compile_cache(std::string_view text);
 
 }  // namespace kvsim

@@ -91,6 +91,9 @@ struct EngineQuery {
   std::optional<bool> chunked_prefill;    // empty: the engine's default
   std::optional<bool> cuda_graph_memory;  // subtract the graph estimate; empty: version's rule
   bool enforce_eager = false;             // no graphs are captured
+  // vLLM's torch.compile cache already holds this configuration (a restart, or a mounted cache):
+  // no compile runs inside the profile run. kvsim's default is a first launch, cold.
+  bool warm_compile_cache = false;
   EntryPoint entry_point = EntryPoint::kServer;
   uint64_t device_used_bytes = 0;              // memory other processes hold on the device at start
   std::optional<uint64_t> total_memory_bytes;  // the total the engine reads; empty: the device's

@@ -38,8 +38,12 @@ constexpr char kMrv2ProfileSource[] =
     "(vLLM #54122)";
 constexpr char kMrv2Note[] =
     "model runner v2 (vLLM >= 0.25 for dense models, >= 0.29 for all): a cold torch.compile "
-    "cache assumed, whose peak (the embedding table's size, inferred: docs/engine_memory.md) "
-    "counts as activation; a warm cache gives a larger pool (vLLM #54383)";
+    "cache assumed (a first launch), whose peak (the embedding table's size, inferred: "
+    "docs/engine_memory.md) counts as activation; a warm cache gives a larger pool (vLLM "
+    "#54383; --compile-cache warm)";
+constexpr char kMrv2WarmNote[] =
+    "model runner v2 (vLLM >= 0.25 for dense models, >= 0.29 for all): a warm torch.compile "
+    "cache (--compile-cache warm): no compile runs inside the profile";
 constexpr char kNonTorchSource[] =
     "memory_profiling: non_torch_increase since the worker's snapshot (vllm/utils.py, "
     "vllm/utils/mem_utils.py)";
@@ -190,11 +194,11 @@ Status vllm_v1_budget(const Inputs& in, EngineBudget* out) {
   const bool runner_v2 = model_runner_v2(in);
   if (runner_v2) {
     ProfileBatch batch = profile_batch(*out);
-    batch.cold_compile = !in.query.enforce_eager;
+    batch.cold_compile = !in.query.enforce_eager && !in.query.warm_compile_cache;
     out->terms.push_back(
         activation_term(in, batch, activation_bytes(in) + kRunnerV2SamplerBytesPerLogitBeyondDtype,
                         kMrv2ProfileSource));
-    out->notes.push_back(kMrv2Note);
+    out->notes.push_back(in.query.warm_compile_cache ? kMrv2WarmNote : kMrv2Note);
   } else {
     const uint32_t per_logit = v >= kV1TritonSampler
                                    ? activation_bytes(in) + kTritonSamplerBytesPerLogitBeyondDtype

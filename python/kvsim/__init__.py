@@ -32,21 +32,23 @@ def presets():
 _CAPACITY_OPTIONS = ("dtype", "weight_dtype", "batch", "seq_len", "block_size", "tp",
                      "kv_budget_bytes", "quant_group", "engine", "engine_version",
                      "mem_fraction", "max_model_len", "max_num_batched_tokens", "max_num_seqs",
-                     "cuda_graph_memory", "enforce_eager", "entry_point", "device_used_bytes")
+                     "cuda_graph_memory", "enforce_eager", "compile_cache", "entry_point",
+                     "device_used_bytes")
 
 
 def capacity(model, device="", *, dtype=None, weight_dtype=None, batch=None, seq_len=None,
              block_size=None, tp=None, kv_budget_bytes=None, quant_group=None, engine=None,
              engine_version=None, mem_fraction=None, max_model_len=None,
              max_num_batched_tokens=None, max_num_seqs=None, cuda_graph_memory=None,
-             enforce_eager=None, entry_point=None, device_used_bytes=None):
+             enforce_eager=None, compile_cache=None, entry_point=None, device_used_bytes=None):
     """KV bytes per token/block/request and what fits: `kvsim capacity --json` as a dict.
 
     model: a preset name, YAML file or Hugging Face config.json. device: a preset name or
     YAML file, a comma-separated list of them, or "all" ("" = no device: no budget); several
     devices give a list of dicts. The options are the CLI's (--dtype ..., --engine sglang,
     --mem-fraction 0.85 ...); None = its default. cuda_graph_memory: True = subtract the
-    CUDA-graph estimate, False = ignore it (the CLI's subtract | ignore).
+    CUDA-graph estimate, False = ignore it (the CLI's subtract | ignore). compile_cache: "cold"
+    (a first launch, the default) or "warm" (vLLM's torch.compile cache holds the configuration).
     """
     options = dict(locals())
     text = _kvsim.capacity_json(model, device,

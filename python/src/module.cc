@@ -19,6 +19,7 @@
 #include "core/capacity_json.h"
 #include "core/capacity_plan.h"
 #include "core/dtype.h"
+#include "core/engine_config.h"
 #include "core/layout_json.h"
 #include "core/presets.h"
 #include "python/src/binding_util.h"
@@ -47,6 +48,7 @@ struct CapacityArgs {
   std::optional<uint32_t> max_num_seqs;
   std::optional<bool> cuda_graph_memory;  // true = subtract, false = ignore
   std::optional<bool> enforce_eager;
+  std::optional<std::string> compile_cache;  // "cold" | "warm"
   std::optional<std::string> entry_point;
   std::optional<uint64_t> device_used_bytes;
 };
@@ -77,6 +79,7 @@ EngineQuery engine_query(const CapacityArgs& a) {
   e.max_num_seqs = a.max_num_seqs.value_or(e.max_num_seqs);
   e.cuda_graph_memory = a.cuda_graph_memory;
   e.enforce_eager = a.enforce_eager.value_or(e.enforce_eager);
+  if (a.compile_cache) e.warm_compile_cache = value_or_raise(parse_compile_cache(*a.compile_cache));
   e.device_used_bytes = a.device_used_bytes.value_or(e.device_used_bytes);
   return e;
 }
@@ -130,6 +133,7 @@ CapacityArgs capacity_args(const py::kwargs& kw) {
   get("max_num_seqs", &a.max_num_seqs);
   get("cuda_graph_memory", &a.cuda_graph_memory);
   get("enforce_eager", &a.enforce_eager);
+  get("compile_cache", &a.compile_cache);
   get("entry_point", &a.entry_point);
   get("device_used_bytes", &a.device_used_bytes);
   return a;

@@ -17,6 +17,7 @@ CASES = [
                                  "max_model_len": 8192, "entry_point": "llm"}),
     ("llama3-8b", "a100-40g", {"cuda_graph_memory": True, "device_used_bytes": 1 << 30}),
     ("llama3-8b", "a100-40g", {"cuda_graph_memory": False, "engine": "vllm-v0"}),
+    ("llama3-8b", "l40s", {"compile_cache": "warm", "engine_version": "0.28.0"}),
 ]
 
 

@@ -64,6 +64,19 @@ TEST(CapacityCliTest, AllDevicesTable) {
   EXPECT_EQ(all.size(), 23u);
 }
 
+// A restart with vLLM's compile cache warm profiles without the compile (model runner v2: a
+// dense model on 0.28), so its pool is larger than a first launch's.
+TEST(CapacityCliTest, CompileCacheWarmIsARestart) {
+  const std::string args = "capacity --model llama3-8b --device l40s --engine-version 0.28.0";
+  const json cold = run_json(args);
+  const json warm = run_json(args + " --compile-cache warm");
+  EXPECT_EQ(run_json(args + " --compile-cache cold")["num_blocks"], cold["num_blocks"]);
+  EXPECT_GT(warm["num_blocks"].get<uint64_t>(), cold["num_blocks"].get<uint64_t>());
+  const CliResult bad = run_kvsim(args + " --compile-cache hot");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--compile-cache: expected 'warm' or 'cold', got 'hot'"));
+}
+
 TEST(CapacityCliTest, BadInputExitsWithTwoAndAMessage) {
   CliResult result = run_kvsim("capacity --model llama3-9b");
   EXPECT_EQ(result.exit_code, 2);

@@ -7,9 +7,11 @@
 #include <cmath>
 
 #include "core/capacity_plan.h"
+#include "core/engine_config.h"
 #include "core/presets.h"
 #include "core/startup_log.h"
 #include "core/units.h"
+#include "core/yaml_io.h"
 
 namespace kvsim {
 namespace {
@@ -79,6 +81,11 @@ TEST(EngineMemoryTest, VllmModelRunnerV2ChargesAColdCompileAndNoGraphsBefore029)
   EXPECT_EQ(term_bytes(budget(dense, device, query), "activation peak"),
             2048ull * (3 * 4096 + 3 * 14336) * 2);
   query.enforce_eager = false;
+  query.warm_compile_cache = true;  // a restart: no compile inside the profile either
+  const EngineBudget warm = budget(dense, device, query);
+  EXPECT_EQ(term_bytes(warm, "activation peak"), 2048ull * (3 * 4096 + 3 * 14336) * 2);
+  EXPECT_GT(warm.kv_budget_bytes, v2.kv_budget_bytes);
+  query.warm_compile_cache = false;
   query.version = EngineVersion{0, 29, 0};
   EXPECT_TRUE(budget(dense, device, query).graphs_subtracted);  // PR #53306
   query.version = EngineVersion{0, 24, 0};
@@ -325,6 +332,26 @@ TEST(EngineMemoryTest, WeightsLargerThanMemoryGiveZeroBlocks) {
   EXPECT_EQ(*plan->capacity.num_blocks, 0u);
   EXPECT_EQ(*plan->capacity.num_usable_blocks, 0u);
   EXPECT_EQ(*plan->capacity.max_batch_at_seq_len, 0u);
+}
+
+// The engine section of scenarios and deployment files names the compile cache's state, and a
+// deployment file writes it back.
+TEST(EngineMemoryTest, EngineSectionReadsAndWritesTheCompileCache) {
+  auto node = parse_yaml("name: vllm\ncompile_cache: warm\n", "engine.yaml");
+  ASSERT_TRUE(node.is_ok()) << node.status().message();
+  EngineQuery query;
+  ASSERT_TRUE(read_engine_config(*node, EngineConfigKeys::kScenario, &query).is_ok());
+  EXPECT_TRUE(query.warm_compile_cache);
+  EngineQuery back;
+  ASSERT_TRUE(
+      read_engine_config(engine_config_node(query), EngineConfigKeys::kDeployment, &back).is_ok());
+  EXPECT_TRUE(back.warm_compile_cache);
+  auto bad = parse_yaml("name: vllm\ncompile_cache: hot\n", "engine.yaml");
+  ASSERT_TRUE(bad.is_ok());
+  const Status status = read_engine_config(*bad, EngineConfigKeys::kScenario, &query);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_NE(status.message().find("engine.yaml:2"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("'warm' or 'cold'"), std::string::npos) << status.message();
 }
 
 TEST(EngineMemoryTest, UnknownEngineListsTheValidNames) {
