@@ -51,6 +51,9 @@ StatusOr<CalibrationFlags> make_flags(const CalibrateSharedOptions& shared,
   flags.max_num_seqs = engine.max_num_seqs;
   flags.entry_point = engine.entry_point;
   flags.device_used_bytes = engine.device_used_bytes;
+  flags.enforce_eager = engine.enforce_eager;
+  flags.cuda_graph_memory = engine.cuda_graph_memory;
+  if (!o.engine.compile_cache.empty()) flags.warm_compile_cache = engine.warm_compile_cache;
   return flags;
 }
 

@@ -140,6 +140,10 @@ void resolve_engine(const StartupLog& log, const CalibrationFlags& flags, Calibr
       pick_setting(log.max_num_seqs, flags.max_num_seqs, "max_num_seqs", &out->assumed);
   e.entry_point = flags.entry_point;
   e.device_used_bytes = flags.device_used_bytes;
+  e.cuda_graph_memory = flags.cuda_graph_memory;
+  e.enforce_eager = log.enforce_eager ? log.enforce_eager->value != 0 : flags.enforce_eager;
+  e.warm_compile_cache = log.warm_compile_cache ? log.warm_compile_cache->value != 0
+                                                : flags.warm_compile_cache.value_or(false);
   if (log.total_bytes)
     e.total_memory_bytes = static_cast<uint64_t>(std::llround(log.total_bytes->value));
 }

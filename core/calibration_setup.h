@@ -42,6 +42,9 @@ struct CalibrationFlags {
   uint32_t max_num_seqs = 0;
   EntryPoint entry_point = EntryPoint::kServer;
   uint64_t device_used_bytes = 0;
+  bool enforce_eager = false;
+  std::optional<bool> cuda_graph_memory;   // --cuda-graph-memory subtract | ignore
+  std::optional<bool> warm_compile_cache;  // --compile-cache warm | cold
 };
 
 struct CalibrationSetup {

@@ -17,7 +17,8 @@
 //   SGLang    "Load weight end. ... avail mem=209.98 GB, mem usage=73.58 GB", "KV Cache is
 //             allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB"
 // and the settings a log or a pasted command line states (model, TP, utilization, max model
-// length, batched tokens, dtype, quantization). "GiB" and "GB" are 2^30 bytes in all of them.
+// length, batched tokens, sequences, dtype, quantization, enforce_eager, and whether
+// torch.compile found its cache warm). "GiB" and "GB" are 2^30 bytes in all of them.
 // A figure may run over a line break (a long line wrapped in a post, a command continued with a
 // backslash): each line is also read joined to the next, and a match across the break counts,
 // reported at its first line.
@@ -61,6 +62,8 @@ struct StartupLog {
   std::optional<LoggedValue> max_model_len;
   std::optional<LoggedValue> max_num_batched_tokens;
   std::optional<LoggedValue> max_num_seqs;
+  std::optional<LoggedValue> enforce_eager;       // 1: "enforce_eager=True" or --enforce-eager
+  std::optional<LoggedValue> warm_compile_cache;  // 1: "Directly load ..." 0: "Compiling a graph"
   std::optional<LoggedValue> total_bytes;
   std::optional<LoggedValue> free_at_start_bytes;
   std::optional<LoggedValue> requested_bytes;

@@ -143,6 +143,35 @@ TEST(CalibrateCliTest, ColdAndWarmBootsOfIssue54383) {
   EXPECT_NEAR(static_cast<double>(warm) / 5315, 1.0, 0.01);  // 5,335 blocks
 }
 
+// The engine flags reach the prediction, and a log that shows a warm compile cache is
+// predicted as one: vLLM 0.28.0's model runner v2 charges no compile then.
+TEST(CalibrateCliTest, EngineFlagsAndTheLoggedCompileCacheReachThePrediction) {
+  const auto log = data_root() / "startup_logs" / "v1_0.28.0_qwen3-14b_46gb.log";
+  const auto predicted_tokens = [](const std::filesystem::path& path, const std::string& flags) {
+    const CliResult result = run_kvsim(
+        "calibrate --from-log " + path.string() + " --model " +
+        (data_root() / "engine_memory" / "models" / "qwen3-14b.yaml").string() + " --device " +
+        (data_root() / "engine_memory" / "devices" / "l40s.yaml").string() +
+        " --engine-version 0.28.0 --json " + flags);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    const json out = json::parse(result.out, nullptr, /*allow_exceptions=*/false);
+    const json* row = out.is_object() ? figure(out, "KV cache size") : nullptr;
+    return row != nullptr ? (*row)["predicted"].get<double>() : 0.0;
+  };
+  const double cold = predicted_tokens(log, "");
+  const double warm = predicted_tokens(log, "--compile-cache warm");
+  EXPECT_GT(warm, cold);
+  EXPECT_EQ(predicted_tokens(log, "--enforce-eager"), warm);  // no compile either
+  // The same log with the line a warm cache prints.
+  const auto warm_log = std::filesystem::temp_directory_path() /
+                        ("kvsim_warm_" + std::to_string(::getpid()) + ".log");
+  std::ofstream(warm_log) << read_text_file(log)
+                          << "Directly load the compiled graph(s) for compile range (1, 2048) "
+                             "from the cache, took 2.1 s\n";
+  EXPECT_EQ(predicted_tokens(warm_log, ""), warm);
+  std::filesystem::remove(warm_log);
+}
+
 TEST(CalibrateCliTest, EmptyForeignAndUnderspecifiedLogsExit2NamingTheFile) {
   const auto dir = std::filesystem::temp_directory_path();
   const auto empty = dir / ("kvsim_empty_" + std::to_string(::getpid()) + ".log");

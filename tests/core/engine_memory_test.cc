@@ -485,6 +485,31 @@ TEST(StartupLogTest, FiguresAcrossAWrappedLineOrAShellContinuation) {
   EXPECT_FALSE(apart->requested_bytes.has_value());
 }
 
+// The engine line states enforce_eager; torch.compile says whether its cache was warm.
+TEST(StartupLogTest, EnforceEagerAndTheCompileCacheState) {
+  auto warm = parse_startup_log(
+      "Initializing a V1 LLM engine (v0.10.2) with config: ..., enforce_eager=False, ...\n"
+      "Directly load the compiled graph(s) for dynamic shape from the cache, took 4.563 s\n"
+      "GPU KV cache size: 62,608 tokens\n",
+      "warm.log");
+  ASSERT_TRUE(warm.is_ok()) << warm.status().message();
+  ASSERT_TRUE(warm->enforce_eager.has_value());
+  EXPECT_EQ(warm->enforce_eager->value, 0);
+  ASSERT_TRUE(warm->warm_compile_cache.has_value());
+  EXPECT_EQ(warm->warm_compile_cache->value, 1);
+  EXPECT_EQ(warm->warm_compile_cache->line, 2);
+  auto cold = parse_startup_log(
+      "$ vllm serve Qwen/Qwen3-8B --enforce-eager\n"
+      "Compiling a graph for compile range (1, 4096) takes 8.53 s\n"
+      "GPU KV cache size: 62,608 tokens\n",
+      "cold.log");
+  ASSERT_TRUE(cold.is_ok()) << cold.status().message();
+  ASSERT_TRUE(cold->enforce_eager.has_value());
+  EXPECT_EQ(cold->enforce_eager->value, 1);
+  ASSERT_TRUE(cold->warm_compile_cache.has_value());
+  EXPECT_EQ(cold->warm_compile_cache->value, 0);
+}
+
 TEST(StartupLogTest, VersionFromTheBannerOrTheDockerImageTag) {
   auto banner = parse_startup_log(
       "INFO [api_utils.py:345]  \u2584\u2584 \u2584\u2588 \u2588     \u2588  version 0.27.1\n"
