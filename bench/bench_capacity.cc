@@ -1,8 +1,10 @@
-// Capacity math is on the path of every sweep point; this keeps an eye on its cost.
+// Capacity math is on the path of every sweep point; this keeps an eye on its cost, and on
+// the start-up log parser's.
 #include <benchmark/benchmark.h>
 
 #include "core/capacity.h"
 #include "core/presets.h"
+#include "core/startup_log.h"
 
 namespace {
 
@@ -25,6 +27,31 @@ void BM_LoadPresetFromYaml(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_LoadPresetFromYaml);
+
+// `kvsim calibrate --from-log` reads whole start-up logs, DEBUG ones included: 10,000 ordinary
+// lines with the figures among them, about 1.3 MB.
+void BM_ParseStartupLog(benchmark::State& state) {
+  std::string text;
+  for (int i = 0; i < 10'000; ++i) {
+    text += "(Worker_TP" + std::to_string(i % 4) + " pid=77" + std::to_string(i % 4) +
+            ") INFO 08-21 18:22:06 [some_module.py:" + std::to_string(i) +
+            "] an ordinary line of the log, number " + std::to_string(i) + ", 12.34 GiB\n";
+    if (i == 5'000) {
+      text +=
+          "INFO [gpu_worker.py:789] Free memory on device (94.05/95.01 GiB) on startup. "
+          "Desired GPU memory utilization is (0.9, 85.51 GiB). Actual usage is 56.89 GiB for "
+          "consumed memory (weights + non-torch), 0.76 GiB for peak activation, and 0.32 GiB "
+          "for CUDAGraph memory.\nGPU KV cache size: 621,392 tokens\n";
+    }
+  }
+  for (auto _ : state) {
+    auto log = kvsim::parse_startup_log(text, "bench.log");
+    benchmark::DoNotOptimize(log);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(text.size()));
+}
+BENCHMARK(BM_ParseStartupLog)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
