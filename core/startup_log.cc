@@ -1,6 +1,5 @@
 #include "core/startup_log.h"
 
-#include <cctype>
 #include <cmath>
 #include <functional>
 #include <sstream>
@@ -17,6 +16,7 @@
 #pragma GCC diagnostic pop
 #endif
 
+#include "core/regex_needles.h"
 #include "core/units.h"
 
 namespace kvsim {
@@ -32,129 +32,15 @@ struct Rule {
   std::regex pattern;
   std::function<void(const Match&, int line, StartupLog*)> apply;
   bool may_span = true;
-  // A cheap test before the regex: every match holds `needle` and one of `any_of` (if given).
-  std::string needle;
-  std::vector<std::string> any_of;
-  bool may_match(const std::string& text) const;
+  RegexNeedles needles;  // a cheap test before the regex
 };
 
 bool may_span(std::string_view pattern) {
   return pattern.find(".*") == std::string_view::npos && !pattern.starts_with("^");
 }
 
-// The longest run of characters every match of `pattern` holds: literal characters outside
-// any group (a group may be one of alternatives), none under a quantifier. Empty when the
-// pattern alternates at its top level. The regexes are std::regex's ECMAScript.
-std::string required_literal(std::string_view pattern) {
-  std::string best, run;
-  const auto flush = [&best, &run] {
-    if (run.size() > best.size()) best = run;
-    run.clear();
-  };
-  int depth = 0;
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    const char c = pattern[i];
-    if (c == '\\') {
-      const char escaped = i + 1 < pattern.size() ? pattern[++i] : '\0';
-      if (depth == 0 && !std::isalnum(static_cast<unsigned char>(escaped)) && escaped != '\0') {
-        run += escaped;  // \( \. \+ ...: the character itself
-      } else {
-        flush();  // \s \d \b ... (a class or an assertion), or inside a group
-      }
-    } else if (c == '[') {  // a class: skip to its end
-      flush();
-      for (++i; i < pattern.size() && pattern[i] != ']'; ++i) {
-        if (pattern[i] == '\\') ++i;
-      }
-    } else if (c == '(' || c == ')') {
-      flush();
-      depth += c == '(' ? 1 : -1;
-    } else if (c == '|' && depth == 0) {
-      return "";
-    } else if (c == '*' || c == '+' || c == '?' || c == '{') {
-      if (!run.empty()) run.pop_back();  // the quantified character is not required
-      flush();
-      if (c == '{') i = pattern.find('}', i);
-      if (i == std::string_view::npos) break;
-    } else if (depth > 0 || c == '.' || c == '^' || c == '$') {
-      flush();
-    } else {
-      run += c;
-    }
-  }
-  flush();
-  return best;
-}
-
-// Where the regex token at `i` ends: an escape is two characters, a class runs to its "]".
-size_t token_end(std::string_view p, size_t i) {
-  if (p[i] == '\\') return std::min(i + 2, p.size());
-  if (p[i] != '[') return i + 1;
-  for (++i; i < p.size() && p[i] != ']'; ++i) {
-    if (p[i] == '\\') ++i;
-  }
-  return std::min(i + 1, p.size());
-}
-
-// The alternatives `p` offers at its top level (one when it offers none).
-std::vector<std::string_view> alternatives(std::string_view p) {
-  std::vector<std::string_view> out;
-  int depth = 0;
-  size_t begin = 0;
-  for (size_t i = 0; i < p.size(); i = token_end(p, i)) {
-    depth += p[i] == '(' ? 1 : p[i] == ')' ? -1 : 0;
-    if (p[i] == '|' && depth == 0) {
-      out.push_back(p.substr(begin, i - begin));
-      begin = i + 1;
-    }
-  }
-  out.push_back(p.substr(begin));
-  return out;
-}
-
-// The needle literals of one alternative each, or none when one of them has no literal.
-std::vector<std::string> any_of_literals(const std::vector<std::string_view>& alternatives) {
-  std::vector<std::string> out;
-  for (std::string_view alternative : alternatives) {
-    std::string literal = required_literal(alternative);
-    if (literal.empty()) return {};
-    out.push_back(std::move(literal));
-  }
-  return out;
-}
-
-// The first group at the top level of `p`, without its parentheses ("" when none, when it is a
-// lookahead or non-capturing group, or when a quantifier makes it optional).
-std::string_view first_group(std::string_view p) {
-  int depth = 0;
-  size_t open = std::string_view::npos;
-  for (size_t i = 0; i < p.size(); i = token_end(p, i)) {
-    if (p[i] == '(' && depth++ == 0) open = i;
-    if (p[i] == ')' && --depth == 0) {
-      const std::string_view inside = p.substr(open + 1, i - open - 1);
-      const char next = i + 1 < p.size() ? p[i + 1] : '\0';
-      const bool optional = next == '?' || next == '*' || next == '{';
-      return inside.starts_with("?") || optional ? std::string_view() : inside;
-    }
-  }
-  return {};
-}
-
 Rule make_rule(const char* pattern, std::function<void(const Match&, int, StartupLog*)> apply) {
-  Rule r{std::regex(pattern), std::move(apply), may_span(pattern), required_literal(pattern), {}};
-  const std::vector<std::string_view> top = alternatives(pattern);
-  r.any_of = any_of_literals(top.size() > 1 ? top : alternatives(first_group(pattern)));
-  if (r.any_of.size() == 1) r.any_of.clear();  // one alternative: its literal is the needle
-  return r;
-}
-
-bool Rule::may_match(const std::string& text) const {
-  if (text.find(needle) == std::string::npos) return false;
-  if (any_of.empty()) return true;
-  for (const std::string& literal : any_of) {
-    if (text.find(literal) != std::string::npos) return true;
-  }
-  return false;
+  return {std::regex(pattern), std::move(apply), may_span(pattern), regex_needles(pattern)};
 }
 
 double number(const std::string& text) {
@@ -488,7 +374,7 @@ bool apply_rules(const std::string& text, size_t junction, int line, StartupLog*
   bool matched = false;
   for (const Rule& r : all_rules()) {
     if (junction != std::string::npos && !r.may_span) continue;
-    if (!r.may_match(text)) continue;
+    if (!r.needles.may_match(text)) continue;
     for (auto it = std::sregex_iterator(text.begin(), text.end(), r.pattern);
          it != std::sregex_iterator(); ++it) {
       const size_t begin = static_cast<size_t>(it->position(0));
