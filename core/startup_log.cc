@@ -4,19 +4,8 @@
 #include <functional>
 #include <sstream>
 
-// GCC 12 with -fsanitize=address,undefined reports -Wmaybe-uninitialized inside libstdc++'s
-// regex automaton (std::function moved out of a _State under construction): a false
-// positive in the header, which -Werror would turn into a failed sanitizer build.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <regex>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-
 #include "core/regex_needles.h"
+#include "core/std_regex.h"
 #include "core/units.h"
 
 namespace kvsim {

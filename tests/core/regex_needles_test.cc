@@ -4,9 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include <regex>
 #include <string>
 #include <vector>
+
+#include "core/std_regex.h"
 
 namespace kvsim {
 namespace {
