@@ -42,18 +42,8 @@ StatusOr<CalibrationFlags> make_flags(const CalibrateSharedOptions& shared,
   if (!shared.kv_dtype.empty()) {
     KVSIM_ASSIGN_OR_RETURN(flags.kv_dtype, parse_dtype(shared.kv_dtype));
   }
-  KVSIM_ASSIGN_OR_RETURN(const EngineQuery engine, resolve_engine_query(o.engine));
-  if (!o.engine.engine.empty()) flags.engine = engine.kind;
-  flags.version = engine.version;
-  flags.memory_utilization = engine.memory_utilization;
-  flags.max_model_len = engine.max_model_len;
-  flags.max_num_batched_tokens = engine.max_num_batched_tokens;
-  flags.max_num_seqs = engine.max_num_seqs;
-  flags.entry_point = engine.entry_point;
-  flags.device_used_bytes = engine.device_used_bytes;
-  flags.enforce_eager = engine.enforce_eager;
-  flags.cuda_graph_memory = engine.cuda_graph_memory;
-  if (!o.engine.compile_cache.empty()) flags.warm_compile_cache = engine.warm_compile_cache;
+  KVSIM_ASSIGN_OR_RETURN(flags.engine, resolve_engine_query(o.engine));
+  flags.engine_named = !o.engine.engine.empty();
   return flags;
 }
 

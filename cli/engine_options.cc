@@ -39,6 +39,18 @@ void add_engine_options(CLI::App* command, EngineOptions* o) {
                       "memory other processes hold on the device at start");
 }
 
+namespace {
+
+// A two-word flag's value (core/engine_config.h), or its error naming the flag.
+StatusOr<bool> word_flag(const char* flag, const std::string& text,
+                         StatusOr<bool> (*parse)(std::string_view)) {
+  auto value = parse(text);
+  if (!value.is_ok()) return Status::invalid_argument(flag + (": " + value.status().message()));
+  return *value;
+}
+
+}  // namespace
+
 StatusOr<EngineQuery> resolve_engine_query(const EngineOptions& o) {
   EngineQuery query;
   KVSIM_ASSIGN_OR_RETURN(query.kind, parse_engine_kind(o.engine.empty() ? "vllm" : o.engine));
@@ -50,18 +62,14 @@ StatusOr<EngineQuery> resolve_engine_query(const EngineOptions& o) {
   query.max_num_batched_tokens = o.max_num_batched_tokens;
   query.max_num_seqs = o.max_num_seqs;
   if (!o.cuda_graph_memory.empty()) {
-    auto subtract = parse_cuda_graph_memory(o.cuda_graph_memory);
-    if (!subtract.is_ok()) {
-      return Status::invalid_argument("--cuda-graph-memory: " + subtract.status().message());
-    }
-    query.cuda_graph_memory = *subtract;
+    KVSIM_ASSIGN_OR_RETURN(
+        query.cuda_graph_memory,
+        word_flag("--cuda-graph-memory", o.cuda_graph_memory, parse_cuda_graph_memory));
   }
   query.enforce_eager = o.enforce_eager;
   if (!o.compile_cache.empty()) {
-    auto warm = parse_compile_cache(o.compile_cache);
-    if (!warm.is_ok())
-      return Status::invalid_argument("--compile-cache: " + warm.status().message());
-    query.warm_compile_cache = *warm;
+    KVSIM_ASSIGN_OR_RETURN(query.warm_compile_cache,
+                           word_flag("--compile-cache", o.compile_cache, parse_compile_cache));
   }
   KVSIM_ASSIGN_OR_RETURN(query.entry_point, parse_entry_point(o.entry_point));
   query.device_used_bytes = o.device_used_bytes;

@@ -96,13 +96,15 @@ uint32_t pick_setting(const std::optional<LoggedValue>& logged, uint32_t flag,
 }
 
 void resolve_engine(const StartupLog& log, const CalibrationFlags& flags, CalibrationSetup* out) {
+  const EngineQuery& f = flags.engine;
   EngineQuery& e = out->engine;
-  e.kind = log.engine.value_or(flags.engine.value_or(EngineKind::kVllm));
-  if (log.engine && flags.engine && *flags.engine != *log.engine) {
+  e = f;  // the options as given; what the log states overrides them
+  e.kind = log.engine.value_or(f.kind);
+  if (log.engine && flags.engine_named && f.kind != *log.engine) {
     out->assumed.push_back("engine: the log's (" + std::string(engine_kind_name(*log.engine)) +
                            ") wins over --engine");
   }
-  e.version = log.version ? log.version : flags.version;
+  if (log.version) e.version = log.version;
   if (!e.version && log.format_version) {
     e.version = log.format_version;
     out->assumed.push_back("engine version not in the log: assumed " +
@@ -116,13 +118,11 @@ void resolve_engine(const StartupLog& log, const CalibrationFlags& flags, Calibr
   }
   if (log.memory_utilization) {
     e.memory_utilization = log.memory_utilization->value;
-  } else if (flags.memory_utilization) {
-    e.memory_utilization = flags.memory_utilization;
-  } else {
+  } else if (!f.memory_utilization) {
     out->assumed.push_back("memory utilization not in the log: the engine's default");
   }
   std::optional<uint64_t> flag_len =
-      flags.max_model_len > 0 ? std::optional<uint64_t>(flags.max_model_len) : std::nullopt;
+      f.max_model_len > 0 ? std::optional<uint64_t>(f.max_model_len) : std::nullopt;
   if (!log.max_model_len && !flag_len && log.num_blocks && log.max_concurrency &&
       log.max_concurrency->value > 0) {
     // V0 prints concurrency = blocks x block size / max_model_len.
@@ -134,16 +134,11 @@ void resolve_engine(const StartupLog& log, const CalibrationFlags& flags, Calibr
   }
   e.max_model_len = pick<uint64_t>(log.max_model_len, flag_len, out->model.max_position_embeddings,
                                    "max_model_len", &out->assumed);
-  e.max_num_batched_tokens = pick_setting(log.max_num_batched_tokens, flags.max_num_batched_tokens,
+  e.max_num_batched_tokens = pick_setting(log.max_num_batched_tokens, f.max_num_batched_tokens,
                                           "max_num_batched_tokens", &out->assumed);
-  e.max_num_seqs =
-      pick_setting(log.max_num_seqs, flags.max_num_seqs, "max_num_seqs", &out->assumed);
-  e.entry_point = flags.entry_point;
-  e.device_used_bytes = flags.device_used_bytes;
-  e.cuda_graph_memory = flags.cuda_graph_memory;
-  e.enforce_eager = log.enforce_eager ? log.enforce_eager->value != 0 : flags.enforce_eager;
-  e.warm_compile_cache = log.warm_compile_cache ? log.warm_compile_cache->value != 0
-                                                : flags.warm_compile_cache.value_or(false);
+  e.max_num_seqs = pick_setting(log.max_num_seqs, f.max_num_seqs, "max_num_seqs", &out->assumed);
+  if (log.enforce_eager) e.enforce_eager = log.enforce_eager->value != 0;
+  if (log.warm_compile_cache) e.warm_compile_cache = log.warm_compile_cache->value != 0;
   if (log.total_bytes)
     e.total_memory_bytes = static_cast<uint64_t>(std::llround(log.total_bytes->value));
 }

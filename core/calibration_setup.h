@@ -34,17 +34,9 @@ struct CalibrationFlags {
   std::optional<uint32_t> block_size;
   std::optional<DType> weight_dtype;
   std::optional<DType> kv_dtype;
-  std::optional<EngineKind> engine;
-  std::optional<EngineVersion> version;
-  std::optional<double> memory_utilization;
-  uint64_t max_model_len = 0;
-  uint32_t max_num_batched_tokens = 0;
-  uint32_t max_num_seqs = 0;
-  EntryPoint entry_point = EntryPoint::kServer;
-  uint64_t device_used_bytes = 0;
-  bool enforce_eager = false;
-  std::optional<bool> cuda_graph_memory;   // --cuda-graph-memory subtract | ignore
-  std::optional<bool> warm_compile_cache;  // --compile-cache warm | cold
+  // The engine options as given (kvsim capacity's); what the log states overrides them.
+  EngineQuery engine;
+  bool engine_named = false;  // --engine was given (else the log's, or vllm)
 };
 
 struct CalibrationSetup {

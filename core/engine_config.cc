@@ -1,41 +1,17 @@
 #include "core/engine_config.h"
 
 #include "core/config_reader.h"
+#include "core/enum_names.h"
 #include "core/text_format.h"
 
 namespace kvsim {
 namespace {
-
-Status parse_kind(std::string_view text, EngineKind* out) {
-  KVSIM_ASSIGN_OR_RETURN(*out, parse_engine_kind(text));
-  return Status::ok();
-}
-
-Status parse_version(std::string_view text, EngineVersion* out) {
-  KVSIM_ASSIGN_OR_RETURN(*out, parse_engine_version(text));
-  return Status::ok();
-}
-
-Status parse_entry(std::string_view text, EntryPoint* out) {
-  KVSIM_ASSIGN_OR_RETURN(*out, parse_entry_point(text));
-  return Status::ok();
-}
 
 // A setting spelled as one of two words: `yes` is true, `no` false.
 StatusOr<bool> parse_word_pair(std::string_view text, std::string_view yes, std::string_view no) {
   if (text == yes || text == no) return text == yes;
   return Status::invalid_argument("expected '" + std::string(yes) + "' or '" + std::string(no) +
                                   "', got '" + std::string(text) + "'");
-}
-
-Status parse_graphs(std::string_view text, bool* out) {
-  KVSIM_ASSIGN_OR_RETURN(*out, parse_cuda_graph_memory(text));
-  return Status::ok();
-}
-
-Status parse_cache(std::string_view text, bool* out) {
-  KVSIM_ASSIGN_OR_RETURN(*out, parse_compile_cache(text));
-  return Status::ok();
 }
 
 void read_settings(ConfigReader& r, EngineQuery* out) {
@@ -70,20 +46,20 @@ Status read_engine_config(const ConfigNode& node, EngineConfigKeys keys, EngineQ
     return Status::ok();
   }
   ConfigReader r(node, "engine");
-  r.required_with("name", &out->kind, parse_kind);
+  r.required_with("name", &out->kind, parse_into<parse_engine_kind>);
   if (r.has("version")) {
     EngineVersion version;
-    r.optional_with("version", &version, parse_version);
+    r.optional_with("version", &version, parse_into<parse_engine_version>);
     out->version = version;
   }
-  r.optional_with("entry_point", &out->entry_point, parse_entry);
+  r.optional_with("entry_point", &out->entry_point, parse_into<parse_entry_point>);
   if (r.has("cuda_graph_memory")) {
     bool subtract = false;
-    r.optional_with("cuda_graph_memory", &subtract, parse_graphs);
+    r.optional_with("cuda_graph_memory", &subtract, parse_into<parse_cuda_graph_memory>);
     out->cuda_graph_memory = subtract;
   }
   r.optional("enforce_eager", &out->enforce_eager);
-  r.optional_with("compile_cache", &out->warm_compile_cache, parse_cache);
+  r.optional_with("compile_cache", &out->warm_compile_cache, parse_into<parse_compile_cache>);
   r.optional("device_used_bytes", &out->device_used_bytes, uint64_t{0}, uint64_t{1} << 60);
   if (keys == EngineConfigKeys::kDeployment) read_settings(r, out);
   return r.finish();

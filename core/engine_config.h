@@ -8,8 +8,8 @@
 //     entry_point: serve              # serve | llm (vLLM V1's batch defaults differ)
 //     cuda_graph_memory: subtract     # subtract | ignore; default: the version's rule
 //     enforce_eager: false
-//     compile_cache: cold             # cold (a first launch) | warm (vLLM's compile cache holds
-//     it) device_used_bytes: 0            # memory other processes hold on the device
+//     compile_cache: cold             # cold (a first launch) | warm (a kept compile cache)
+//     device_used_bytes: 0            # memory other processes hold on the device
 //   # deployment files only (a scenario has them in cache: and scheduler:):
 //     memory_utilization: 0.9
 //     max_model_len: 32768

@@ -6,6 +6,16 @@
 namespace kvsim {
 namespace {
 
+// Where the regex token at `i` ends: an escape is two characters, a class runs to its "]".
+size_t token_end(std::string_view p, size_t i) {
+  if (p[i] == '\\') return std::min(i + 2, p.size());
+  if (p[i] != '[') return i + 1;
+  for (++i; i < p.size() && p[i] != ']'; ++i) {
+    if (p[i] == '\\') ++i;
+  }
+  return std::min(i + 1, p.size());
+}
+
 // The longest run of characters every match of `pattern` holds: literal characters outside
 // any group (a group may be one of alternatives), none under a quantifier. Empty when the
 // pattern alternates at its top level.
@@ -16,48 +26,28 @@ std::string required_literal(std::string_view pattern) {
     run.clear();
   };
   int depth = 0;
-  for (size_t i = 0; i < pattern.size(); ++i) {
+  for (size_t i = 0, next = 0; i < pattern.size(); i = next) {
+    next = token_end(pattern, i);
     const char c = pattern[i];
-    if (c == '\\') {
-      const char escaped = i + 1 < pattern.size() ? pattern[++i] : '\0';
-      if (depth == 0 && !std::isalnum(static_cast<unsigned char>(escaped)) && escaped != '\0') {
-        run += escaped;  // \( \. \+ ...: the character itself
-      } else {
-        flush();  // \s \d \b ... (a class or an assertion), or inside a group
-      }
-    } else if (c == '[') {  // a class: skip to its end
-      flush();
-      for (++i; i < pattern.size() && pattern[i] != ']'; ++i) {
-        if (pattern[i] == '\\') ++i;
-      }
-    } else if (c == '(' || c == ')') {
-      flush();
-      depth += c == '(' ? 1 : -1;
+    if (c == '\\' && next == i + 2 && depth == 0 &&
+        !std::isalnum(static_cast<unsigned char>(pattern[i + 1]))) {
+      run += pattern[i + 1];  // \( \. \+ ...: the character itself
     } else if (c == '|' && depth == 0) {
       return "";
     } else if (c == '*' || c == '+' || c == '?' || c == '{') {
       if (!run.empty()) run.pop_back();  // the quantified character is not required
       flush();
-      if (c == '{') i = pattern.find('}', i);
-      if (i == std::string_view::npos) break;
-    } else if (depth > 0 || c == '.' || c == '^' || c == '$') {
-      flush();
+      if (c == '{') next = std::min(pattern.find('}', i), pattern.size() - 1) + 1;
+    } else if (c == '\\' || c == '[' || c == '.' || c == '^' || c == '$' || depth > 0 || c == '(' ||
+               c == ')') {
+      flush();  // \s \d \b, a class, any character, an anchor, a group's inside or edge
+      depth += c == '(' ? 1 : c == ')' ? -1 : 0;
     } else {
       run += c;
     }
   }
   flush();
   return best;
-}
-
-// Where the regex token at `i` ends: an escape is two characters, a class runs to its "]".
-size_t token_end(std::string_view p, size_t i) {
-  if (p[i] == '\\') return std::min(i + 2, p.size());
-  if (p[i] != '[') return i + 1;
-  for (++i; i < p.size() && p[i] != ']'; ++i) {
-    if (p[i] == '\\') ++i;
-  }
-  return std::min(i + 1, p.size());
 }
 
 // The alternatives `p` offers at its top level (one when it offers none).
