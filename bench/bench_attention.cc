@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "core/checked_math.h"
-#include "core/units.h"
+#include "core/base/checked_math.h"
+#include "core/base/units.h"
 #include "kernels/attention_reference.h"
 #include "kernels/decode_contiguous.h"
 #include "kernels/decode_nz.h"

@@ -18,10 +18,10 @@
 #include <new>
 #include <string>
 
-#include "core/block_pool.h"
-#include "core/kv_cache_manager.h"
-#include "core/prefix_hash.h"
-#include "core/tier_pool.h"
+#include "core/cache/block_pool.h"
+#include "core/cache/kv_cache_manager.h"
+#include "core/cache/prefix_hash.h"
+#include "core/cache/tier_pool.h"
 
 namespace {
 

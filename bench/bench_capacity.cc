@@ -2,9 +2,9 @@
 // the start-up log parser's.
 #include <benchmark/benchmark.h>
 
-#include "core/capacity.h"
-#include "core/presets.h"
-#include "core/startup_log.h"
+#include "core/engine/capacity.h"
+#include "core/config/presets.h"
+#include "core/engine/startup_log.h"
 
 namespace {
 

@@ -6,8 +6,8 @@
 
 #include <memory>
 
-#include "core/capacity.h"
-#include "core/presets.h"
+#include "core/engine/capacity.h"
+#include "core/config/presets.h"
 #include "simulator/cost/make_cost_model.h"
 
 namespace {

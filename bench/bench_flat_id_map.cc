@@ -1,4 +1,4 @@
-// FlatIdMap (core/flat_id_map.h) against absl::flat_hash_map<uint64_t, uint32_t>, at the sizes
+// FlatIdMap (core/base/flat_id_map.h) against absl::flat_hash_map<uint64_t, uint32_t>, at the sizes
 // the simulator gives it: a prefix cache of ~30k blocks (HBM) and the tier tables of 149,796
 // (DRAM) and 1,198,372 (SSD) blocks of tiered-prefix-pool, with random 64-bit keys (block
 // hashes). Each map is sized for its entries up front, as BlockPool does. docs/flat_id_map.md
@@ -21,7 +21,7 @@
 #include <random>
 #include <vector>
 
-#include "core/flat_id_map.h"
+#include "core/base/flat_id_map.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/data_dir.h"
+#include "core/base/data_dir.h"
 #include "simulator/simulation.h"
 
 namespace {

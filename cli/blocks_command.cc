@@ -1,6 +1,6 @@
 // kvsim blocks --demo [--json] [--eviction NAME]: the paged KV cache step by step.
 //
-// Runs core/block_demo.h's scripted scenario (17 blocks of 4 tokens, block 0 the null block)
+// Runs core/cache/block_demo.h's scripted scenario (17 blocks of 4 tokens, block 0 the null block)
 // and prints every step.
 // The JSON form carries every step for the GUI to animate. Schema:
 //   {
@@ -38,7 +38,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "core/block_demo.h"
+#include "core/cache/block_demo.h"
 
 namespace kvsim::cli {
 namespace {

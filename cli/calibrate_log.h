@@ -1,6 +1,6 @@
 // `kvsim calibrate --from-log FILE`: kvsim's KV budget beside each figure of a vLLM (0.4 - V1),
 // vllm-ascend or SGLang start-up log, and a deployment file (-o) that reproduces the log's KV
-// cache exactly (core/log_calibration.h). The --from-log mode of `kvsim calibrate`; the
+// cache exactly (core/engine/log_calibration.h). The --from-log mode of `kvsim calibrate`; the
 // measurements mode (cli/calibrate_measurements.h) is the other. cli/calibrate_command.cc
 // declares the shared flags (cli/calibrate_options.h), adds these, and runs this mode when
 // --from-log is given.

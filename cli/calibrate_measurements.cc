@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "cli/command.h"
-#include "core/capacity.h"
-#include "core/presets.h"
+#include "core/engine/capacity.h"
+#include "core/config/presets.h"
 #include "simulator/cost/calibrate.h"
 #include "simulator/cost/calibration_file.h"
 #include "simulator/cost/layer_kind_costs.h"

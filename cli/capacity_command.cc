@@ -1,5 +1,5 @@
 // kvsim capacity: KV bytes per token, block and request, the KV budget an engine leaves on a
-// device (core/engine_memory.h, term by term), and how many blocks, tokens and sequences fit.
+// device (core/engine/engine_memory.h, term by term), and how many blocks, tokens and sequences fit.
 // Text shows the formulas with numbers; --json one object (or an array with several devices).
 // --deployment FILE takes model, device, TP, engine and the measured set-aside from a file
 // that `kvsim calibrate --from-log` wrote.
@@ -9,9 +9,9 @@
 #include "cli/command.h"
 #include "cli/engine_options.h"
 #include "cli/model_options.h"
-#include "core/capacity_json.h"
-#include "core/capacity_report.h"
-#include "core/deployment.h"
+#include "core/report/capacity_json.h"
+#include "core/report/capacity_report.h"
+#include "core/engine/deployment.h"
 
 namespace kvsim::cli {
 namespace {
@@ -51,7 +51,7 @@ StatusOr<CapacityQuery> make_query(const CapacityOptions& o) {
   query.tp = o.tp;
   query.kv_budget_bytes = o.kv_budget_bytes;
   // Without an engine (--kv-budget-bytes) a hybrid model's windows still take the flag's chunk;
-  // with one, core/capacity_plan.h sets the engine's resolved value.
+  // with one, core/engine/capacity_plan.h sets the engine's resolved value.
   if (o.engine.max_num_batched_tokens > 0) {
     query.max_num_batched_tokens = o.engine.max_num_batched_tokens;
   }

@@ -10,7 +10,7 @@
 #include <functional>
 #include <string>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace kvsim::cli {
 

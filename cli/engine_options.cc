@@ -1,6 +1,6 @@
 #include "cli/engine_options.h"
 
-#include "core/engine_config.h"
+#include "core/engine/engine_config.h"
 
 namespace kvsim::cli {
 
@@ -41,7 +41,7 @@ void add_engine_options(CLI::App* command, EngineOptions* o) {
 
 namespace {
 
-// A two-word flag's value (core/engine_config.h), or its error naming the flag.
+// A two-word flag's value (core/engine/engine_config.h), or its error naming the flag.
 StatusOr<bool> word_flag(const char* flag, const std::string& text,
                          StatusOr<bool> (*parse)(std::string_view)) {
   auto value = parse(text);

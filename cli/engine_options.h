@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "core/engine_memory.h"
-#include "core/status.h"
+#include "core/engine/engine_memory.h"
+#include "core/base/status.h"
 
 namespace kvsim::cli {
 

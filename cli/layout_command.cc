@@ -8,8 +8,8 @@
 
 #include "cli/command.h"
 #include "cli/model_options.h"
-#include "core/config_reader.h"
-#include "core/layout_json.h"
+#include "core/config/config_reader.h"
+#include "core/report/layout_json.h"
 
 namespace kvsim::cli {
 namespace {

@@ -1,6 +1,6 @@
 // Options shared by the commands that run the tiny LLaMA model (`kvsim generate`,
 // `kvsim ppl`): the checkpoint and tokenizer files (default: the shared kjv-tiny model,
-// "data:" paths, core/data_dir.h) and how the KV cache is stored.
+// "data:" paths, core/base/data_dir.h) and how the KV cache is stored.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "kernels/kv_store.h"
 #include "kernels/llama_bundle.h"
 

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "cli/command.h"
-#include "core/hf_config.h"
+#include "core/model/hf_config.h"
 
 namespace kvsim::cli {
 namespace {

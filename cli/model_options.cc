@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/presets.h"
+#include "core/config/presets.h"
 
 namespace kvsim::cli {
 

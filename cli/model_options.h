@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
-#include "core/device_spec.h"
-#include "core/model_spec.h"
-#include "core/status.h"
+#include "core/model/device_spec.h"
+#include "core/model/model_spec.h"
+#include "core/base/status.h"
 
 namespace kvsim::cli {
 

@@ -6,7 +6,7 @@
 
 #include "cli/command.h"
 #include "cli/llama_options.h"
-#include "core/text_format.h"
+#include "core/base/text_format.h"
 #include "kernels/ppl_job.h"
 #include "kernels/ppl_json.h"
 

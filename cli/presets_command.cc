@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "core/capacity.h"
-#include "core/presets.h"
-#include "core/text_format.h"
+#include "core/engine/capacity.h"
+#include "core/config/presets.h"
+#include "core/base/text_format.h"
 
 namespace kvsim::cli {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "cli/command.h"
 #include "cli/progress_bar.h"
-#include "core/text_format.h"
+#include "core/base/text_format.h"
 #include "simulator/cluster/cluster_summary.h"
 #include "simulator/simulation.h"
 

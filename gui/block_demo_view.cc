@@ -9,7 +9,7 @@
 #include <QSlider>
 #include <QVBoxLayout>
 
-#include "core/eviction_policy.h"
+#include "core/cache/eviction_policy.h"
 #include "gui/block_grid_plots.h"
 #include "gui/form_widgets.h"
 #include "gui/plot_panel.h"

@@ -2,7 +2,7 @@
 
 #include <qcustomplot.h>
 
-#include "core/checked_math.h"
+#include "core/base/checked_math.h"
 #include "gui/plot_panel.h"
 #include "gui/plot_style.h"
 

@@ -1,8 +1,8 @@
 // The Capacity view's model: the question the view asks (a model, devices, KV storage, TP,
 // memory fraction, block size) and the library's answers, shaped for the plots. Qt-free.
 //
-// Every number comes from plan_capacity() (core/capacity_plan.h), the call behind
-// `kvsim capacity`, and every formula text from capacity_report() (core/capacity_report.h):
+// Every number comes from plan_capacity() (core/engine/capacity_plan.h), the call behind
+// `kvsim capacity`, and every formula text from capacity_report() (core/report/capacity_report.h):
 // the GUI shows what the CLI prints. The only arithmetic here splits a device's memory into
 // the stacked-bar segments, from fields of the plan:
 //
@@ -24,11 +24,11 @@
 #include <string>
 #include <vector>
 
-#include "core/capacity.h"
-#include "core/capacity_plan.h"
-#include "core/device_spec.h"
-#include "core/model_spec.h"
-#include "core/status.h"
+#include "core/engine/capacity.h"
+#include "core/engine/capacity_plan.h"
+#include "core/model/device_spec.h"
+#include "core/model/model_spec.h"
+#include "core/base/status.h"
 
 namespace kvsim::gui {
 

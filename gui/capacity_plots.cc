@@ -2,7 +2,7 @@
 
 #include <qcustomplot.h>
 
-#include "core/units.h"
+#include "core/base/units.h"
 #include "gui/plot_panel.h"
 #include "gui/plot_style.h"
 

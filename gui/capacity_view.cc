@@ -12,7 +12,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
-#include "core/presets.h"
+#include "core/config/presets.h"
 #include "gui/capacity_plots.h"
 #include "gui/form_widgets.h"
 #include "gui/plot_panel.h"

@@ -4,8 +4,8 @@
 
 #include <QString>
 
-#include "core/presets.h"
-#include "core/status.h"
+#include "core/config/presets.h"
+#include "core/base/status.h"
 
 class QComboBox;
 class QLabel;
@@ -19,7 +19,7 @@ namespace kvsim::gui {
 QComboBox* preset_combo(QWidget* parent, PresetKind kind, const QString& object_name,
                         const QString& current);
 
-// A combo box of the KV dtypes (core/dtype.h names), `current` selected.
+// A combo box of the KV dtypes (core/model/dtype.h names), `current` selected.
 QComboBox* dtype_combo(QWidget* parent, const QString& object_name, const QString& current);
 
 // A spin box over [low, high].

@@ -23,7 +23,7 @@
 #include <string>
 #include <thread>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace kvsim::gui {
 

@@ -1,10 +1,10 @@
 #include "gui/layout_model.h"
 
-#include "core/capacity.h"
-#include "core/enum_names.h"
-#include "core/layout_json.h"
-#include "core/layout_report.h"
-#include "core/presets.h"
+#include "core/engine/capacity.h"
+#include "core/base/enum_names.h"
+#include "core/report/layout_json.h"
+#include "core/report/layout_report.h"
+#include "core/config/presets.h"
 
 namespace kvsim::gui {
 namespace {

@@ -2,7 +2,7 @@
 // cell by cell in the ND and the NZ layout, the padding cells marked, and one element picked
 // by (token, head, dim) marked in both. Qt-free.
 //
-// Geometry and offsets come from core/kv_layout.h (BlockLayout), sized like `kvsim layout`
+// Geometry and offsets come from core/model/kv_layout.h (BlockLayout), sized like `kvsim layout`
 // (the whole model's KV heads, tp 1; block size: the input's, else the device's, else 16; NZ
 // fractal width from nz_fractal_width()). The grids are pictures of the block, row 0 on top:
 //
@@ -20,11 +20,11 @@
 #include <string_view>
 #include <vector>
 
-#include "core/device_spec.h"
-#include "core/dtype.h"
-#include "core/kv_layout.h"
-#include "core/model_spec.h"
-#include "core/status.h"
+#include "core/model/device_spec.h"
+#include "core/model/dtype.h"
+#include "core/model/kv_layout.h"
+#include "core/model/model_spec.h"
+#include "core/base/status.h"
 
 namespace kvsim::gui {
 
@@ -88,7 +88,7 @@ struct LayoutViewData {
 GridCell nd_cell(const BlockLayout& layout, uint32_t slot, uint32_t head, uint32_t dim);
 GridCell nz_cell(const BlockLayout& layout, uint32_t slot, uint32_t head, uint32_t dim);
 
-// The element offset (core/kv_layout.h) of the memory a drawn cell stands for, padding
+// The element offset (core/model/kv_layout.h) of the memory a drawn cell stands for, padding
 // included; empty for an NZ gap column or a cell outside the grid.
 std::optional<uint64_t> nd_cell_offset(const BlockLayout& layout, GridCell cell);
 std::optional<uint64_t> nz_cell_offset(const BlockLayout& layout, GridCell cell);

@@ -10,7 +10,7 @@
 #include <QMainWindow>
 #include <QString>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 class QLabel;
 class QProgressBar;

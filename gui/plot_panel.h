@@ -11,7 +11,7 @@
 #include <functional>
 #include <optional>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "gui/csv_table.h"
 
 class QCustomPlot;

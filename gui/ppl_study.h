@@ -16,13 +16,13 @@
 #include <string_view>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "kernels/kv_store.h"
 #include "kernels/perplexity.h"
 
 namespace kvsim::gui {
 
-// The shared tiny model (core/data_dir.h): model.bin, tokenizer.bin and eval_a.txt.
+// The shared tiny model (core/base/data_dir.h): model.bin, tokenizer.bin and eval_a.txt.
 inline constexpr const char* kDefaultCheckpointDir = "data:models/kjv-tiny/";
 
 struct PplStudyInput {

@@ -12,7 +12,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "core/data_dir.h"
+#include "core/base/data_dir.h"
 #include "gui/form_widgets.h"
 #include "gui/job_runner.h"
 #include "gui/plot_panel.h"

@@ -22,7 +22,7 @@
 #include <QStringList>
 #include <cstdint>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 class QWidget;
 

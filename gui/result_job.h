@@ -12,7 +12,7 @@
 #include <optional>
 #include <utility>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "gui/job_runner.h"
 
 namespace kvsim::gui {

@@ -2,10 +2,10 @@
 
 #include <filesystem>
 
-#include "core/eviction_policy.h"
-#include "core/presets.h"
-#include "core/text_format.h"
-#include "core/yaml_io.h"
+#include "core/cache/eviction_policy.h"
+#include "core/config/presets.h"
+#include "core/base/text_format.h"
+#include "core/config/yaml_io.h"
 #include "gui/save_file.h"
 
 namespace kvsim::gui {

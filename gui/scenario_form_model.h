@@ -5,7 +5,7 @@
 // apply_override(tree, "key=value") (simulator/scenario/scenario.h) and the result is checked by
 // scenario_from_config(), so a bad value is reported exactly as `kvsim simulate --set` reports
 // it. Only fields whose text differs from the opened scenario's are applied, so saving an
-// unedited scenario writes the tree it was read from (core/yaml_io.h to_yaml).
+// unedited scenario writes the tree it was read from (core/config/yaml_io.h to_yaml).
 #pragma once
 
 #include <string>
@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/config_node.h"
-#include "core/status.h"
+#include "core/config/config_node.h"
+#include "core/base/status.h"
 #include "simulator/scenario/scenario.h"
 
 namespace kvsim::gui {

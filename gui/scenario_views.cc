@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/presets.h"
+#include "core/config/presets.h"
 #include "simulator/simulation.h"
 
 namespace kvsim::gui {

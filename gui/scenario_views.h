@@ -14,7 +14,7 @@
 
 #include <string>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "gui/capacity_model.h"
 #include "gui/layout_model.h"
 #include "gui/scenario_form_model.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/yaml_io.h"
+#include "core/config/yaml_io.h"
 #include "simulator/output/request_latency.h"
 #include "simulator/simulation.h"
 

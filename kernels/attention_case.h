@@ -31,7 +31,7 @@ struct CaseSequence {
 struct AttentionCase {
   AttentionShape shape;
   uint32_t block_size = 16;    // tokens per block of the paged kernels
-  uint32_t nz_row_align = 16;  // NZ row padding (1 = none), see core/kv_layout.h
+  uint32_t nz_row_align = 16;  // NZ row padding (1 = none), see core/model/kv_layout.h
   std::vector<CaseSequence> sequences;
 };
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "core/check.h"
+#include "core/base/check.h"
 
 namespace kvsim::kernels {
 namespace {

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace kvsim::kernels {
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/kv_layout.h"
+#include "core/model/kv_layout.h"
 #include "kernels/attention_case.h"
 #include "kernels/write_kv.h"
 

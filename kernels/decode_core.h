@@ -30,8 +30,8 @@
 #include <span>
 #include <vector>
 
-#include "core/check.h"
-#include "core/checked_math.h"
+#include "core/base/check.h"
+#include "core/base/checked_math.h"
 #include "kernels/attention_shape.h"
 #include "kernels/decode_tiles.h"
 #include "kernels/eigen_core.h"

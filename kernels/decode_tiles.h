@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "core/checked_math.h"
+#include "core/base/checked_math.h"
 #include "kernels/simd16.h"
 
 namespace kvsim::kernels {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <random>
 
-#include "core/check.h"
+#include "core/base/check.h"
 #include "kernels/case_storage.h"
 #include "kernels/kernel_adapters.h"
 #include "kernels/nz_pack.h"

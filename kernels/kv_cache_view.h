@@ -20,7 +20,7 @@
 //     block b ─┬─ fractal column 0: slot 0 c0..c15 | slot 1 c0..c15 | ... | padding rows
 //              ├─ fractal column 1: slot 0 c16..c31 | ...
 //              └─ ...
-//   element offset = block * nz_elements + BlockLayout::nz_offset (core/kv_layout.h is the one
+//   element offset = block * nz_elements + BlockLayout::nz_offset (core/model/kv_layout.h is the one
 //   place for this geometry; the kernels use it with nz_width 16).
 //
 // Contiguous cache of one sequence: [context_len, kv_heads, head_dim].
@@ -30,7 +30,7 @@
 #include <span>
 #include <type_traits>
 
-#include "core/kv_layout.h"
+#include "core/model/kv_layout.h"
 #include "kernels/kv_element.h"
 
 namespace kvsim::kernels {

@@ -3,14 +3,14 @@
 // (round-to-nearest-even) on store.
 //
 // Contract: KvElement<T> holds for exactly the storage types the kernels are instantiated for;
-// kv_dtype<T>() names it as core/dtype.h does, so byte counts come from dtype_bits().
+// kv_dtype<T>() names it as core/model/dtype.h does, so byte counts come from dtype_bits().
 #pragma once
 
 #include <concepts>
 #include <cstddef>
 #include <type_traits>
 
-#include "core/dtype.h"
+#include "core/model/dtype.h"
 #include "kernels/eigen_core.h"
 
 namespace kvsim::kernels {

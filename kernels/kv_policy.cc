@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
-#include "core/config_reader.h"
-#include "core/names.h"
+#include "core/config/config_reader.h"
+#include "core/base/names.h"
 
 namespace kvsim::kernels {
 namespace {

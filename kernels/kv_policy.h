@@ -2,7 +2,7 @@
 // kept) or a quantization (how it is stored).
 //
 //   full        keep everything, fp storage                 (the baseline)
-//   window:W    sink:S,W    h2o:H,R                         core/retention_policy.h
+//   window:W    sink:S,W    h2o:H,R                         core/cache/retention_policy.h
 //   int8        int8 per token, symmetric                   kv_quant.h
 //   int4:G,R    int4 KIVI, group G, last R tokens in full precision
 //
@@ -18,8 +18,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/retention_policy.h"
-#include "core/status.h"
+#include "core/cache/retention_policy.h"
+#include "core/base/status.h"
 #include "kernels/kv_store.h"
 
 namespace kvsim::kernels {

@@ -2,7 +2,7 @@
 // token, asymmetric, group size G, the newest R tokens kept in full precision), the paged
 // caches that hold them, and the operations that fill them. The decode kernels dequantize
 // inside (decode_quantized.h). Scales and zero points are fp16, as the capacity planner
-// counts them (core/capacity.h).
+// counts them (core/engine/capacity.h).
 //
 // int8 (per token, symmetric): for each token and KV head, s = max|x| / 127,
 //   code = round(x / s) in [-127, 127], x' = code * s.
@@ -27,8 +27,8 @@
 #include <span>
 #include <vector>
 
-#include "core/kv_layout.h"
-#include "core/status.h"
+#include "core/model/kv_layout.h"
+#include "core/base/status.h"
 #include "kernels/eigen_core.h"
 #include "kernels/kv_cache_view.h"
 #include "kernels/write_kv.h"

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/capacity.h"
+#include "core/engine/capacity.h"
 #include "kernels/decode_nz.h"
 #include "kernels/decode_paged.h"
 #include "kernels/decode_quantized.h"

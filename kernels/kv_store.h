@@ -18,8 +18,8 @@
 #include <memory>
 #include <span>
 
-#include "core/dtype.h"
-#include "core/status.h"
+#include "core/model/dtype.h"
+#include "core/base/status.h"
 #include "kernels/attention_shape.h"
 #include "kernels/kv_cache_view.h"
 #include "kernels/kv_quant.h"

@@ -3,9 +3,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/data_dir.h"
-#include "core/device_spec.h"
-#include "core/enum_names.h"
+#include "core/base/data_dir.h"
+#include "core/model/device_spec.h"
+#include "core/base/enum_names.h"
 
 namespace kvsim::kernels {
 

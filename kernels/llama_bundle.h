@@ -7,14 +7,14 @@
 #include <memory>
 #include <string>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "kernels/kv_store.h"
 #include "kernels/llama_model.h"
 #include "kernels/tokenizer.h"
 
 namespace kvsim::kernels {
 
-// The shared kjv-tiny model (core/data_dir.h "data:" paths).
+// The shared kjv-tiny model (core/base/data_dir.h "data:" paths).
 inline constexpr const char* kDefaultCheckpoint = "data:models/kjv-tiny/model.bin";
 inline constexpr const char* kDefaultTokenizer = "data:models/kjv-tiny/tokenizer.bin";
 inline constexpr const char* kDefaultEvalText = "data:models/kjv-tiny/eval_a.txt";

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "core/check.h"
+#include "core/base/check.h"
 #include "kernels/attention_reference.h"
 
 namespace kvsim::kernels {

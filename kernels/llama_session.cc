@@ -5,7 +5,7 @@
 #include <limits>
 #include <numeric>
 
-#include "core/checked_math.h"
+#include "core/base/checked_math.h"
 
 namespace kvsim::kernels {
 

@@ -28,8 +28,8 @@
 #include <span>
 #include <vector>
 
-#include "core/kv_cache_manager.h"
-#include "core/retention_policy.h"
+#include "core/cache/kv_cache_manager.h"
+#include "core/cache/retention_policy.h"
 #include "kernels/kv_store.h"
 #include "kernels/llama_model.h"
 

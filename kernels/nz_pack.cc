@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/check.h"
+#include "core/base/check.h"
 
 namespace kvsim::kernels {
 namespace {

@@ -4,13 +4,13 @@
 //   NZ [num_blocks, ceil(C / n0), padded_block, n0]     C = kv_heads * head_dim
 //
 // Element (slot, head, dim) of block b moves from b*nd_elements + nd_offset to
-// b*nz_elements + nz_offset (core/kv_layout.h). Packing writes zeros into the NZ padding
+// b*nz_elements + nz_offset (core/model/kv_layout.h). Packing writes zeros into the NZ padding
 // (columns past C, rows past block_size); unpacking ignores it. unpack(pack(x)) == x exactly.
 #pragma once
 
 #include <span>
 
-#include "core/kv_layout.h"
+#include "core/model/kv_layout.h"
 #include "kernels/kv_element.h"
 
 namespace kvsim::kernels {

@@ -12,7 +12,7 @@
 // Per policy: ppl = exp(mean NLL); delta_ppl = ppl - ppl(full); kl = mean over positions of
 // KL(p_full || p_policy) in nats; top1_agreement = share of positions whose argmax equals
 // full's; kv_bytes = the KV cache one sequence keeps at its largest (positions attended at
-// once x bytes per token from core/capacity.h; KIVI: int4 groups + full-precision residual).
+// once x bytes per token from core/engine/capacity.h; KIVI: int4 groups + full-precision residual).
 #pragma once
 
 #include <atomic>
@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "kernels/kv_policy.h"
 #include "kernels/llama_model.h"
 

@@ -1,6 +1,6 @@
 #include "kernels/ppl_json.h"
 
-#include "core/capacity_json.h"
+#include "core/report/capacity_json.h"
 
 namespace kvsim::kernels {
 

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/prefetch.h"
+#include "core/base/prefetch.h"
 #include "kernels/eigen_core.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)

@@ -22,7 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace kvsim::kernels {
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/check.h"
-#include "core/checked_math.h"
+#include "core/base/check.h"
+#include "core/base/checked_math.h"
 
 namespace kvsim::kernels {
 namespace {

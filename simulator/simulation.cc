@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/data_dir.h"
-#include "core/presets.h"
-#include "core/yaml_io.h"
+#include "core/base/data_dir.h"
+#include "core/config/presets.h"
+#include "core/config/yaml_io.h"
 #include "simulator/run/cluster_run.h"
 #include "simulator/run/engine_run.h"
 

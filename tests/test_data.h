@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "core/data_dir.h"
+#include "core/base/data_dir.h"
 
 namespace kvsim::testing {
 
@@ -15,7 +15,7 @@ inline std::filesystem::path source_dir() {
   return dir != nullptr ? std::filesystem::path(dir) : std::filesystem::current_path();
 }
 
-// The same folder the libraries use (core/data_dir.h).
+// The same folder the libraries use (core/base/data_dir.h).
 inline std::filesystem::path data_dir() { return ::kvsim::data_dir(); }
 
 }  // namespace kvsim::testing

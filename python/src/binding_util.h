@@ -14,7 +14,7 @@
 #include <thread>
 #include <utility>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace kvsim::python {
 

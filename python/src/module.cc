@@ -2,7 +2,7 @@
 //
 // Thin by contract: each function maps its arguments onto the libraries' own structs, calls
 // core, the kernels or the simulator's façade (simulator/simulation.h) and returns the JSON
-// text the CLI prints for the same inputs (core/capacity_json.h, core/layout_json.h,
+// text the CLI prints for the same inputs (core/report/capacity_json.h, core/report/layout_json.h,
 // summary_to_json, kernels/ppl_json.h), which kvsim/__init__.py turns into dicts, so the
 // numbers are the CLI's byte for byte. A bad input's Status becomes kvsim.Error carrying the
 // Status's message (the CLI's, "file:line:column: ..." for YAML); no C++ exception other than
@@ -16,12 +16,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/capacity_json.h"
-#include "core/capacity_plan.h"
-#include "core/dtype.h"
-#include "core/engine_config.h"
-#include "core/layout_json.h"
-#include "core/presets.h"
+#include "core/report/capacity_json.h"
+#include "core/engine/capacity_plan.h"
+#include "core/model/dtype.h"
+#include "core/engine/engine_config.h"
+#include "core/report/layout_json.h"
+#include "core/config/presets.h"
 #include "python/src/binding_util.h"
 #include "python/src/runs.h"
 

@@ -46,8 +46,8 @@
 #include <string>
 #include <vector>
 
-#include "core/flat_id_map.h"
-#include "core/tier_pool.h"
+#include "core/base/flat_id_map.h"
+#include "core/cache/tier_pool.h"
 #include "simulator/cluster/kv_tiers.h"
 #include "simulator/cluster/router.h"
 #include "simulator/engine/engine.h"

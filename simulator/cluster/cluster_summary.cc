@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/text_format.h"
-#include "core/units.h"
+#include "core/base/text_format.h"
+#include "core/base/units.h"
 
 namespace kvsim::sim {
 namespace {

@@ -1,6 +1,6 @@
 #include "simulator/cluster/cluster_writers.h"
 
-#include "core/units.h"
+#include "core/base/units.h"
 #include "simulator/cluster/cluster_summary.h"
 
 namespace kvsim::sim {

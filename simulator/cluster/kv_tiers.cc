@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/check.h"
-#include "core/checked_math.h"
-#include "core/prefetch.h"
+#include "core/base/check.h"
+#include "core/base/checked_math.h"
+#include "core/base/prefetch.h"
 
 namespace kvsim::sim {
 

@@ -11,7 +11,7 @@
 //
 // A tier is the replica's own, or shared by every replica of the cluster (one TierPool; a
 // shared tier needs replicas of the same block geometry, checked at setup). Tiers never hold
-// a block table's block; core/tier_pool.h keeps their contents and eviction order.
+// a block table's block; core/cache/tier_pool.h keeps their contents and eviction order.
 //
 // Chunks (simulator/cluster/tier_policy.h): the tiers store C consecutive prompt blocks of a
 // request as one entry, chunk k = blocks [kC, (k+1)C), keyed by the hash of its last block
@@ -69,10 +69,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/block_id.h"
-#include "core/block_pool.h"
-#include "core/flat_id_map.h"
-#include "core/tier_pool.h"
+#include "core/cache/block_id.h"
+#include "core/cache/block_pool.h"
+#include "core/base/flat_id_map.h"
+#include "core/cache/tier_pool.h"
 #include "simulator/cluster/tier_policy.h"
 #include "simulator/engine/kv_connector.h"
 #include "simulator/engine/sim_request.h"

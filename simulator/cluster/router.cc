@@ -1,6 +1,6 @@
 #include "simulator/cluster/router.h"
 
-#include "core/names.h"
+#include "core/base/names.h"
 
 namespace kvsim::sim {
 namespace {

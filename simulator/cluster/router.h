@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "simulator/engine/request.h"
 
 namespace kvsim::sim {

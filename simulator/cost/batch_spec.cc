@@ -1,6 +1,6 @@
 #include "simulator/cost/batch_spec.h"
 
-#include "core/config_reader.h"
+#include "core/config/config_reader.h"
 
 namespace kvsim::sim {
 namespace {

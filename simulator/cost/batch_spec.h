@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "simulator/engine/cost_model.h"
 
 namespace kvsim::sim {

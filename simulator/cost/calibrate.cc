@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/config_reader.h"
+#include "core/config/config_reader.h"
 #include "simulator/cost/batch_spec.h"
 #include "simulator/io/csv_row.h"
 #include "simulator/io/line_reader.h"

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "simulator/cost/operator_cost_model.h"
 #include "simulator/engine/cost_model.h"
 

@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "core/config_reader.h"
-#include "core/yaml_io.h"
+#include "core/config/config_reader.h"
+#include "core/config/yaml_io.h"
 
 namespace kvsim::sim {
 namespace {

@@ -6,8 +6,8 @@
 #include <map>
 #include <utility>
 
-#include "core/check.h"
-#include "core/units.h"
+#include "core/base/check.h"
+#include "core/base/units.h"
 #include "simulator/io/csv_row.h"
 #include "simulator/io/line_reader.h"
 

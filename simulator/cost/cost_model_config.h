@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/config_node.h"
-#include "core/status.h"
+#include "core/config/config_node.h"
+#include "core/base/status.h"
 
 namespace kvsim::sim {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/check.h"
+#include "core/base/check.h"
 
 namespace kvsim::sim {
 namespace {

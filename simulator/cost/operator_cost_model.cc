@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/check.h"
-#include "core/units.h"
+#include "core/base/check.h"
+#include "core/base/units.h"
 #include "simulator/cost/layer_kind_costs.h"
 #include "simulator/cost/model_arch.h"
 #include "simulator/cost/roofline_cost_model.h"
@@ -58,7 +58,7 @@ double dense_ffn_width_for_active_params(const ModelSpec& m, const ModelArch& ar
 }
 
 // A recurrent mixer's input and output projections, per device, from its state shapes
-// (core/model_spec.h LayerGroup): in  h -> conv_dim + ssm_heads x ssm_head_dim (the conv
+// (core/model/model_spec.h LayerGroup): in  h -> conv_dim + ssm_heads x ssm_head_dim (the conv
 // channels x/B/C, or q/k/v, and the output gate z), out ssm_heads x ssm_head_dim -> h. Exact
 // for mamba2 but for its ssm_heads dt channels, for mamba1 but for its small x_proj/dt_proj, for
 // a gated delta net but for its 2 v_heads gate channels.

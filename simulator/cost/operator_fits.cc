@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/names.h"
+#include "core/base/names.h"
 
 namespace kvsim::sim {
 namespace {

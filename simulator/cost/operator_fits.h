@@ -23,8 +23,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/device_spec.h"
-#include "core/status.h"
+#include "core/model/device_spec.h"
+#include "core/base/status.h"
 
 namespace kvsim::sim {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/check.h"
-#include "core/units.h"
+#include "core/base/check.h"
+#include "core/base/units.h"
 #include "simulator/cost/layer_kind_costs.h"
 
 namespace kvsim::sim {

@@ -28,10 +28,10 @@
 #include <cstdint>
 #include <string>
 
-#include "core/capacity.h"
-#include "core/device_spec.h"
-#include "core/dtype.h"
-#include "core/model_spec.h"
+#include "core/engine/capacity.h"
+#include "core/model/device_spec.h"
+#include "core/model/dtype.h"
+#include "core/model/model_spec.h"
 #include "simulator/cost/cost_model_config.h"
 #include "simulator/engine/cost_model.h"
 

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "simulator/cost/profile_grid.h"
 
 namespace kvsim::sim {

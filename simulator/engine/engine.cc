@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/checked_math.h"
-#include "core/units.h"
+#include "core/base/checked_math.h"
+#include "core/base/units.h"
 #include "simulator/engine/request_hashes.h"
 
 namespace kvsim::sim {
@@ -115,7 +115,7 @@ void Engine::handle(const Event& event) {
 
 // Blocks at the request's peak here: P + O - 1 tokens, or P on a prefill-only instance (it
 // hands the request on after the first token); bounded by a sink + window policy; a hybrid
-// model's sum over its KV cache groups (core/kv_groups.h step 5).
+// model's sum over its KV cache groups (core/model/kv_groups.h step 5).
 uint64_t Engine::peak_blocks_needed(uint32_t prompt_tokens, uint32_t output_tokens) const {
   const uint64_t block = config_.cache.block_size;
   const SchedulerLimits& limits = config_.scheduler;

@@ -40,7 +40,7 @@
 #include <span>
 #include <vector>
 
-#include "core/kv_cache_coordinator.h"
+#include "core/cache/kv_cache_coordinator.h"
 #include "simulator/engine/cost_model.h"
 #include "simulator/engine/event_loop.h"
 #include "simulator/engine/event_queue.h"
@@ -53,8 +53,8 @@
 namespace kvsim::sim {
 
 struct EngineConfig {
-  KvCacheConfig cache;  // pool (block count from core/capacity.h), eviction, ...
-  // A hybrid model's KV cache groups (core/kv_cache_coordinator.h); empty for a uniform model.
+  KvCacheConfig cache;  // pool (block count from core/engine/capacity.h), eviction, ...
+  // A hybrid model's KV cache groups (core/cache/kv_cache_coordinator.h); empty for a uniform model.
   std::vector<CacheGroupSpec> cache_groups;
   SchedulerLimits scheduler;
   uint64_t max_model_len = 0;        // the model's context in tokens; 0 = unlimited

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "simulator/engine/event_queue.h"
 #include "simulator/engine/request.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "core/check.h"
+#include "core/base/check.h"
 
 namespace kvsim::sim {
 namespace {

@@ -38,8 +38,8 @@
 #include <optional>
 #include <span>
 
-#include "core/block_id.h"
-#include "core/kv_cache_manager.h"
+#include "core/cache/block_id.h"
+#include "core/cache/kv_cache_manager.h"
 #include "simulator/engine/sim_observer.h"
 #include "simulator/engine/sim_request.h"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/prefix_hash.h"
+#include "core/cache/prefix_hash.h"
 
 namespace kvsim::sim {
 namespace {

@@ -1,6 +1,6 @@
 // Block hashes of a request's prompt, at the engine's block size, for the prefix cache.
 //
-//   trace hash_ids (Mooncake)  core/prefix_hash.h's hash_trace_blocks: equal ids at equal
+//   trace hash_ids (Mooncake)  core/cache/prefix_hash.h's hash_trace_blocks: equal ids at equal
 //                              positions give equal block hashes
 //   prefix group g of S tokens blocks wholly inside the first S tokens chain the group:
 //                              hash_i = H(hash_{i-1}, kGroupSalt, g)
@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/block_id.h"
+#include "core/cache/block_id.h"
 #include "simulator/engine/request.h"
 
 namespace kvsim::sim {

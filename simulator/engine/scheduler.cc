@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "core/checked_math.h"
+#include "core/base/checked_math.h"
 #include "simulator/engine/request_hashes.h"
 
 namespace kvsim::sim {

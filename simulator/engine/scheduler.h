@@ -52,7 +52,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/kv_cache_coordinator.h"
+#include "core/cache/kv_cache_coordinator.h"
 #include "simulator/engine/cost_model.h"
 #include "simulator/engine/kv_connector.h"
 #include "simulator/engine/scheduler_limits.h"

@@ -1,6 +1,6 @@
 #include "simulator/engine/scheduler_limits.h"
 
-#include "core/enum_names.h"
+#include "core/base/enum_names.h"
 
 namespace kvsim::sim {
 namespace {

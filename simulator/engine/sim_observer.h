@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "simulator/engine/cost_model.h"
 #include "simulator/engine/sim_request.h"
 

@@ -25,8 +25,8 @@
 #include <optional>
 #include <vector>
 
-#include "core/block_id.h"
-#include "core/check.h"
+#include "core/cache/block_id.h"
+#include "core/base/check.h"
 
 namespace kvsim::sim {
 

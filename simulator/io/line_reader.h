@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/status.h"
-#include "core/units.h"
+#include "core/base/status.h"
+#include "core/base/units.h"
 
 namespace kvsim::sim {
 

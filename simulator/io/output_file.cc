@@ -8,7 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "core/units.h"
+#include "core/base/units.h"
 
 namespace kvsim::sim {
 namespace {

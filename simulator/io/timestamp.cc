@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/units.h"
+#include "core/base/units.h"
 
 namespace kvsim::sim {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace kvsim::sim {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "core/units.h"
+#include "core/base/units.h"
 
 namespace kvsim::sim {
 namespace {

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/check.h"
-#include "core/units.h"
+#include "core/base/check.h"
+#include "core/base/units.h"
 #include "simulator/engine/sim_observer.h"
 
 namespace kvsim::sim {

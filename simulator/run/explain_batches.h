@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "simulator/engine/cost_model.h"
 #include "simulator/setup/engine_setup.h"
 

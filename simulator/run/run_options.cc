@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/units.h"
+#include "core/base/units.h"
 #include "simulator/io/atomic_file.h"
 
 namespace kvsim::sim {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "simulator/engine/engine.h"
 #include "simulator/output/metrics.h"
 #include "simulator/scenario/scenario.h"

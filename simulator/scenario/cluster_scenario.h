@@ -33,8 +33,8 @@
 #include <string>
 #include <vector>
 
-#include "core/config_node.h"
-#include "core/status.h"
+#include "core/config/config_node.h"
+#include "core/base/status.h"
 #include "simulator/cluster/tier_policy.h"
 
 namespace kvsim::sim {

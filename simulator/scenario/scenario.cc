@@ -5,15 +5,15 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/block_id.h"
-#include "core/config_reader.h"
-#include "core/data_dir.h"
-#include "core/deployment.h"
-#include "core/engine_config.h"
-#include "core/enum_names.h"
-#include "core/names.h"
-#include "core/presets.h"
-#include "core/retention_policy.h"
+#include "core/cache/block_id.h"
+#include "core/config/config_reader.h"
+#include "core/base/data_dir.h"
+#include "core/engine/deployment.h"
+#include "core/engine/engine_config.h"
+#include "core/base/enum_names.h"
+#include "core/base/names.h"
+#include "core/config/presets.h"
+#include "core/cache/retention_policy.h"
 #include "simulator/cost/calibration_file.h"
 #include "simulator/cost/operator_fits.h"
 

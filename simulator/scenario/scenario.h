@@ -7,17 +7,17 @@
 //   2. scenario_from_config(): the typed, range-checked Scenario. Unknown keys are errors that
 //      list the valid ones; every message names file:line:column (or the --set override).
 // Paths in a scenario file (model/device files, traces, calibration tables) are relative to
-// the file's folder; "data:..." paths resolve under the shared data folder (core/data_dir.h).
+// the file's folder; "data:..." paths resolve under the shared data folder (core/base/data_dir.h).
 //
 // The fields (defaults in the structs below):
 //   name, description, seed
 //   model, device            preset names, paths, or inline maps of the preset fields
 //   num_devices              tensor-parallel devices sharing the model (weights, KV heads)
 //   weight_dtype             dtype of the weights (fp16)
-//   engine                   whose memory rule sizes the KV pool (core/engine_config.h):
+//   engine                   whose memory rule sizes the KV pool (core/engine/engine_config.h):
 //                            a name (vllm, the default; vllm-v0 vllm-ascend sglang mindie)
 //                            or a map {name, version, entry_point, cuda_graph_memory, ...}
-//   deployment               a file from `kvsim calibrate --from-log` (core/deployment.h):
+//   deployment               a file from `kvsim calibrate --from-log` (core/engine/deployment.h):
 //                            model, device, num_devices, weight_dtype, engine and the measured
 //                            set-aside; the scenario then names none of those itself, and its
 //                            cache.dtype / block_size and scheduler limits default to the file's
@@ -43,10 +43,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/config_node.h"
-#include "core/dtype.h"
-#include "core/engine_memory.h"
-#include "core/status.h"
+#include "core/config/config_node.h"
+#include "core/model/dtype.h"
+#include "core/engine/engine_memory.h"
+#include "core/base/status.h"
 #include "simulator/cost/cost_model_config.h"
 #include "simulator/engine/scheduler_limits.h"
 #include "simulator/scenario/cluster_scenario.h"
@@ -63,7 +63,7 @@ struct CacheSection {
   uint64_t num_blocks_override = 0;  // 0 = the capacity planner's block count
   bool prefix_caching = true;        // reuse cached prefix blocks across requests
   std::string eviction = "lru";      // order cached free blocks are reused: lru, lfu, fifo
-  std::string retention = "full";    // per-sequence retention policy (core/retention_policy.h)
+  std::string retention = "full";    // per-sequence retention policy (core/cache/retention_policy.h)
   double host_swap_gib = 4.0;        // host tier for swap preemption, GiB (vLLM swap_space 4)
 };
 

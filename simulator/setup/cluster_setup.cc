@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "core/units.h"
+#include "core/base/units.h"
 #include "simulator/setup/engine_setup.h"
 
 namespace kvsim::sim {

@@ -3,7 +3,7 @@
 // (simulator/setup/engine_setup.h); the façade's prepare_simulation() calls prepare_cluster().
 //
 // Each replica is sized exactly as a lone engine of its group would be (the same capacity
-// planner call, core/capacity.h: `kvsim capacity` with the group's device, num_devices,
+// planner call, core/engine/capacity.h: `kvsim capacity` with the group's device, num_devices,
 // block size and mem_fraction prints its num_blocks), so heterogeneous replicas (an A100
 // beside an Ascend 910B) each get their own block count, block size and cost model.
 //   replica KV bytes per block = CapacityResult::kv_bytes_per_block x num_devices (every
@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "core/capacity.h"
-#include "core/device_spec.h"
-#include "core/link_spec.h"
-#include "core/model_spec.h"
+#include "core/engine/capacity.h"
+#include "core/model/device_spec.h"
+#include "core/model/link_spec.h"
+#include "core/model/model_spec.h"
 #include "simulator/cluster/cluster.h"
 #include "simulator/scenario/scenario.h"
 

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <limits>
 
-#include "core/preset_loader.h"
-#include "core/presets.h"
-#include "core/units.h"
+#include "core/model/preset_loader.h"
+#include "core/config/presets.h"
+#include "core/base/units.h"
 #include "simulator/cost/layer_kind_costs.h"
 
 namespace kvsim::sim {
@@ -51,7 +51,7 @@ StatusOr<std::shared_ptr<const RetentionPolicy>> resolve_retention(const Scenari
   return std::shared_ptr<const RetentionPolicy>(std::move(policy));
 }
 
-// A hybrid model's KV cache groups (core/kv_cache_coordinator.h), with what its cache manager
+// A hybrid model's KV cache groups (core/cache/kv_cache_coordinator.h), with what its cache manager
 // does not do: swap (vLLM v1 has none) and a scenario's retention (the windows are the model's).
 Status fill_cache_groups(const Scenario& s, const EngineSetup& setup, EngineConfig* e) {
   const KvCachePlan& plan = *setup.capacity.hybrid;

@@ -3,9 +3,9 @@
 // prepare_engine_setup() is the one place this happens for a run; a cluster sets up each of
 // its replicas with it (simulator/setup/cluster_setup.h).
 //
-//   KV blocks     core/capacity_plan.h's plan_capacity() for (model, device, cache dtype and
+//   KV blocks     core/engine/capacity_plan.h's plan_capacity() for (model, device, cache dtype and
 //                 quant group, weight dtype, block size, tp = num_devices) under the scenario's
-//                 engine (core/engine_memory.h: cache.mem_fraction is its memory utilization,
+//                 engine (core/engine/engine_memory.h: cache.mem_fraction is its memory utilization,
 //                 the scheduler limits its profile batch), the NZ padding of NZ devices
 //                 included, so `kvsim capacity` with the same options prints the same
 //                 num_blocks; cache.num_blocks_override replaces it
@@ -16,14 +16,14 @@
 //   retention     cache.retention; "full" on a sliding-window model (Mistral, Phi-3) becomes
 //                 window:<its window>, as vLLM frees blocks outside the window
 //   context       the model's max_position_embeddings
-//   hybrid models (core/model_spec.h is_hybrid): EngineConfig::cache_groups from the capacity
-//                 plan's KV cache groups (core/kv_cache_coordinator.h); swap preemption, a
+//   hybrid models (core/model/model_spec.h is_hybrid): EngineConfig::cache_groups from the capacity
+//                 plan's KV cache groups (core/cache/kv_cache_coordinator.h); swap preemption, a
 //                 retention policy and (in a cluster) tiers and disaggregation are refused
 #pragma once
 
-#include "core/capacity_plan.h"
-#include "core/device_spec.h"
-#include "core/model_spec.h"
+#include "core/engine/capacity_plan.h"
+#include "core/model/device_spec.h"
+#include "core/model/model_spec.h"
 #include "simulator/engine/engine.h"
 #include "simulator/scenario/scenario.h"
 

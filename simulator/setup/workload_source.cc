@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/units.h"
+#include "core/base/units.h"
 #include "simulator/workload/trace_source.h"
 
 namespace kvsim::sim {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "simulator/engine/request.h"
 #include "simulator/scenario/scenario.h"
 

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "core/config_reader.h"
-#include "core/text_format.h"
+#include "core/config/config_reader.h"
+#include "core/base/text_format.h"
 
 namespace kvsim::sim {
 namespace {

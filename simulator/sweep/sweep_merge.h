@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace kvsim::sim {
 

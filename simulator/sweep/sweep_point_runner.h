@@ -4,7 +4,7 @@
 // their points through it.
 #pragma once
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "simulator/sweep/sweep_runner.h"
 #include "simulator/sweep/sweep_spec.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "simulator/sweep/sweep_runner.h"
 
 namespace kvsim::sim {

@@ -10,7 +10,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "core/yaml_io.h"
+#include "core/config/yaml_io.h"
 #include "simulator/io/atomic_file.h"
 #include "simulator/sweep/sweep_results.h"
 

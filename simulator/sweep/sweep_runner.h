@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "simulator/sweep/sweep_spec.h"
 
 namespace kvsim::sim {

@@ -1,6 +1,6 @@
 #include "simulator/sweep/sweep_simulation.h"
 
-#include "core/text_format.h"
+#include "core/base/text_format.h"
 #include "simulator/setup/workload_source.h"
 #include "simulator/simulation.h"
 #include "simulator/sweep/slo_search.h"

@@ -19,7 +19,7 @@
 // and writes the files of the run at that rate.
 #pragma once
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "simulator/output/metrics.h"
 #include "simulator/sweep/sweep_runner.h"
 #include "simulator/sweep/sweep_spec.h"

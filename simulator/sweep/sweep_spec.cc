@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "core/config_reader.h"
-#include "core/enum_names.h"
-#include "core/presets.h"
-#include "core/yaml_io.h"
+#include "core/config/config_reader.h"
+#include "core/base/enum_names.h"
+#include "core/config/presets.h"
+#include "core/config/yaml_io.h"
 
 namespace kvsim::sim {
 namespace {

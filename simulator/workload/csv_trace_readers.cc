@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/units.h"
+#include "core/base/units.h"
 #include "simulator/io/csv_row.h"
 #include "simulator/io/timestamp.h"
 #include "simulator/workload/trace_reader_formats.h"

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/enum_names.h"
+#include "core/base/enum_names.h"
 #include "simulator/workload/trace_source.h"
 
 namespace kvsim::sim {

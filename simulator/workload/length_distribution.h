@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "simulator/workload/random.h"
 #include "simulator/workload/trace_reader.h"
 

@@ -14,8 +14,8 @@
 #include <optional>
 #include <string>
 
-#include "core/checked_math.h"
-#include "core/units.h"
+#include "core/base/checked_math.h"
+#include "core/base/units.h"
 #include "simulator/workload/trace_reader_formats.h"
 
 namespace kvsim::sim {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/check.h"
+#include "core/base/check.h"
 
 namespace kvsim::sim {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "core/enum_names.h"
-#include "core/units.h"
+#include "core/base/enum_names.h"
+#include "core/base/units.h"
 
 namespace kvsim::sim {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/enum_names.h"
+#include "core/base/enum_names.h"
 #include "simulator/workload/trace_reader_formats.h"
 
 namespace kvsim::sim {

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "simulator/io/line_reader.h"
 #include "simulator/workload/trace_reader.h"
 

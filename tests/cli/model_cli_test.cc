@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "core/units.h"
+#include "core/base/units.h"
 #include "tests/cli/run_cli.h"
 
 namespace kvsim::testing {

@@ -8,7 +8,7 @@
 #include <QLabel>
 #include <QTest>
 
-#include "core/block_demo.h"
+#include "core/cache/block_demo.h"
 #include "gui/block_grid_plots.h"
 #include "gui/plot_panel.h"
 

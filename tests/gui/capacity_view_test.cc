@@ -7,10 +7,10 @@
 
 #include <QTest>
 
-#include "core/capacity.h"
-#include "core/capacity_report.h"
-#include "core/presets.h"
-#include "core/units.h"
+#include "core/engine/capacity.h"
+#include "core/report/capacity_report.h"
+#include "core/config/presets.h"
+#include "core/base/units.h"
 #include "gui/capacity_plots.h"
 #include "gui/plot_panel.h"
 #include "gui/plot_style.h"

@@ -8,9 +8,9 @@
 #include <QPlainTextEdit>
 #include <QTest>
 
-#include "core/capacity.h"
-#include "core/layout_report.h"
-#include "core/presets.h"
+#include "core/engine/capacity.h"
+#include "core/report/layout_report.h"
+#include "core/config/presets.h"
 #include "gui/plot_panel.h"
 
 using namespace kvsim;

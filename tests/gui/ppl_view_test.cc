@@ -13,7 +13,7 @@
 #include <QTest>
 #include <filesystem>
 
-#include "core/data_dir.h"
+#include "core/base/data_dir.h"
 #include "gui/job_runner.h"
 #include "gui/plot_panel.h"
 #include "kernels/llama_bundle.h"

@@ -10,7 +10,7 @@
 #include <QTest>
 #include <filesystem>
 
-#include "core/data_dir.h"
+#include "core/base/data_dir.h"
 #include "tests/gui/image_checks.h"
 
 using namespace kvsim;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/units.h"
+#include "core/base/units.h"
 #include "simulator/engine/cost_model.h"
 #include "simulator/engine/engine.h"
 #include "simulator/engine/request.h"

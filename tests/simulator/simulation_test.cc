@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/capacity_plan.h"
-#include "core/presets.h"
+#include "core/engine/capacity_plan.h"
+#include "core/config/presets.h"
 #include "tests/simulator/mooncake_scan.h"
 #include "tests/test_data.h"
 

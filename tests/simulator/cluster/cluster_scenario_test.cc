@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/link_spec.h"
-#include "core/presets.h"
+#include "core/model/link_spec.h"
+#include "core/config/presets.h"
 #include "simulator/cluster/cluster_summary.h"
 #include "simulator/cluster/kv_tiers.h"
 #include "simulator/simulation.h"

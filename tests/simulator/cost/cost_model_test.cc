@@ -2,7 +2,7 @@
 
 #include <fstream>
 
-#include "core/units.h"
+#include "core/base/units.h"
 #include "simulator/cost/calibration_table.h"
 #include "simulator/cost/roofline_cost_model.h"
 #include "tests/simulator/cost/tiny_shapes.h"

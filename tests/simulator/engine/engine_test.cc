@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/presets.h"
-#include "core/units.h"
+#include "core/config/presets.h"
+#include "core/base/units.h"
 #include "simulator/cost/roofline_cost_model.h"
 #include "simulator/output/metrics.h"
 #include "tests/simulator/sim_test_util.h"

@@ -1,4 +1,4 @@
-// The engine over a hybrid model's KV cache groups (core/kv_cache_coordinator.h): a full and a
+// The engine over a hybrid model's KV cache groups (core/cache/kv_cache_coordinator.h): a full and a
 // sliding-window group sharing one pool, under load. After every iteration the pool and table
 // invariants hold, no sliding-window table holds more blocks than the window and a chunk need,
 // and the run preempts, hits shared prefixes and ends with every block free.
@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/checked_math.h"
+#include "core/base/checked_math.h"
 #include "simulator/engine/engine.h"
 #include "simulator/scenario/scenario.h"
 #include "simulator/setup/engine_setup.h"
@@ -35,7 +35,7 @@ class HybridChecker final : public SimObserver {
     for (size_t g = 0; g < cache.num_groups(); ++g) {
       const CacheGroupSpec& spec = cache.group_spec(g);
       if (spec.kind != LayerKind::kSlidingWindow) continue;
-      // vLLM's bound for a sliding group (core/kv_groups.h step 5): the window, the largest
+      // vLLM's bound for a sliding group (core/model/kv_groups.h step 5): the window, the largest
       // chunk and one block for a window that does not start on a boundary.
       const uint64_t bound =
           ceil_div(spec.window_tokens - 1 + max_batched_, uint64_t{cache.block_size()}) + 1;

@@ -4,8 +4,8 @@
 
 #include <fstream>
 
-#include "core/data_dir.h"
-#include "core/presets.h"
+#include "core/base/data_dir.h"
+#include "core/config/presets.h"
 #include "simulator/simulation.h"
 
 namespace kvsim::sim {

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/yaml_io.h"
+#include "core/config/yaml_io.h"
 
 namespace kvsim::sim {
 namespace {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "core/yaml_io.h"
+#include "core/config/yaml_io.h"
 #include "simulator/io/atomic_file.h"
 #include "simulator/sweep/sweep_runner.h"
 #include "simulator/sweep/sweep_spec.h"

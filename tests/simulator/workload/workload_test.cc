@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/units.h"
+#include "core/base/units.h"
 #include "simulator/engine/request_hashes.h"
 #include "simulator/workload/random.h"
 #include "simulator/workload/synthetic_workload.h"

@@ -1,0 +1,169 @@
+#include "core/engine/calibration_setup.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "core/model/preset_loader.h"
+#include "core/config/presets.h"
+
+namespace kvsim {
+namespace {
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// The log's model as a kvsim preset: its last path component, lower-cased, if a preset has
+// that name.
+std::optional<std::string> preset_for(const std::string& logged) {
+  std::string name = logged;
+  while (!name.empty() && name.back() == '/') name.pop_back();
+  name = lower(
+      name.substr(name.find_last_of('/') == std::string::npos ? 0 : name.find_last_of('/') + 1));
+  for (const std::string& preset : preset_names(PresetKind::kModel)) {
+    if (preset == name) return preset;
+  }
+  return std::nullopt;
+}
+
+// A preset by name stays a name in a deployment; a file is inlined so the deployment
+// stands alone.
+StatusOr<ConfigNode> reference_node(PresetKind kind, const std::string& name_or_path) {
+  if (!looks_like_path(name_or_path)) return ConfigNode::scalar(name_or_path);
+  return load_preset_node(kind, name_or_path);
+}
+
+StatusOr<ModelSpec> resolve_model(const StartupLog& log, const CalibrationFlags& flags,
+                                  CalibrationSetup* out) {
+  std::string name = flags.model;
+  if (name.empty()) {
+    const auto preset = preset_for(log.model);
+    if (!preset) {
+      return Status::invalid_argument(
+          log.model.empty()
+              ? "the log does not name the model: give --model (a preset or a model YAML file)"
+              : "the log names the model '" + log.model +
+                    "', which is not a kvsim preset: give --model (a preset or a model YAML "
+                    "file with its config.json figures)");
+    }
+    name = *preset;
+  }
+  KVSIM_ASSIGN_OR_RETURN(out->model_node, reference_node(PresetKind::kModel, name));
+  return load_model(name);
+}
+
+// The weight dtype a log implies: its quantization method, the model's name, its dtype.
+std::optional<DType> logged_weight_dtype(const StartupLog& log) {
+  const std::string method = lower(log.quantization);
+  const std::string model = lower(log.model);
+  const auto has = [](const std::string& text, const char* part) {
+    return text.find(part) != std::string::npos;
+  };
+  if (has(method, "fp8") || has(model, "-fp8")) return DType::kFp8;
+  if (has(method, "awq") || has(method, "gptq") || has(model, "-awq") || has(model, "gptq") ||
+      has(model, "int4"))
+    return DType::kInt4;
+  if (has(method, "w8a8") || has(model, "w8a8") || has(model, "int8")) return DType::kInt8;
+  if (log.dtype == "bfloat16") return DType::kBf16;
+  if (log.dtype == "float16" || log.dtype == "half") return DType::kFp16;
+  return std::nullopt;
+}
+
+template <typename T>
+T pick(const std::optional<LoggedValue>& logged, const std::optional<T>& flag, T fallback,
+       const std::string& what, std::vector<std::string>* assumed) {
+  if (logged) {
+    if (flag && std::fabs(static_cast<double>(*flag) - logged->value) > 1e-9) {
+      assumed->push_back(what + ": the log's value (line " + std::to_string(logged->line) +
+                         ") wins over the flag");
+    }
+    return static_cast<T>(logged->value);
+  }
+  if (flag) return *flag;
+  assumed->push_back(what + " not in the log: assumed " + std::to_string(fallback));
+  return fallback;
+}
+
+// A batch setting from the log or the flag (0: neither, the engine's default).
+uint32_t pick_setting(const std::optional<LoggedValue>& logged, uint32_t flag,
+                      const std::string& what, std::vector<std::string>* assumed) {
+  if (!logged && flag == 0) return 0;
+  return pick<uint32_t>(logged, flag > 0 ? std::optional<uint32_t>(flag) : std::nullopt, 0, what,
+                        assumed);
+}
+
+void resolve_engine(const StartupLog& log, const CalibrationFlags& flags, CalibrationSetup* out) {
+  const EngineQuery& f = flags.engine;
+  EngineQuery& e = out->engine;
+  e = f;  // the options as given; what the log states overrides them
+  e.kind = log.engine.value_or(f.kind);
+  if (log.engine && flags.engine_named && f.kind != *log.engine) {
+    out->assumed.push_back("engine: the log's (" + std::string(engine_kind_name(*log.engine)) +
+                           ") wins over --engine");
+  }
+  if (log.version) e.version = log.version;
+  if (!e.version && log.format_version) {
+    e.version = log.format_version;
+    out->assumed.push_back("engine version not in the log: assumed " +
+                           engine_version_name(*e.version) +
+                           ", the oldest that prints its lines (give --engine-version)");
+  }
+  if (!e.version) {
+    e.version = newest_engine_version(e.kind);
+    out->assumed.push_back("engine version not in the log: assumed " +
+                           engine_version_name(*e.version) + " (give --engine-version)");
+  }
+  if (log.memory_utilization) {
+    e.memory_utilization = log.memory_utilization->value;
+  } else if (!f.memory_utilization) {
+    out->assumed.push_back("memory utilization not in the log: the engine's default");
+  }
+  std::optional<uint64_t> flag_len =
+      f.max_model_len > 0 ? std::optional<uint64_t>(f.max_model_len) : std::nullopt;
+  if (!log.max_model_len && !flag_len && log.num_blocks && log.max_concurrency &&
+      log.max_concurrency->value > 0) {
+    // V0 prints concurrency = blocks x block size / max_model_len.
+    const uint32_t block = flags.block_size.value_or(out->device.default_block_size);
+    flag_len = static_cast<uint64_t>(
+        std::llround(log.num_blocks->value * block / log.max_concurrency->value));
+    out->assumed.push_back("max_model_len from blocks x block size / concurrency: " +
+                           std::to_string(*flag_len));
+  }
+  e.max_model_len = pick<uint64_t>(log.max_model_len, flag_len, out->model.max_position_embeddings,
+                                   "max_model_len", &out->assumed);
+  e.max_num_batched_tokens = pick_setting(log.max_num_batched_tokens, f.max_num_batched_tokens,
+                                          "max_num_batched_tokens", &out->assumed);
+  e.max_num_seqs = pick_setting(log.max_num_seqs, f.max_num_seqs, "max_num_seqs", &out->assumed);
+  if (log.enforce_eager) e.enforce_eager = log.enforce_eager->value != 0;
+  if (log.warm_compile_cache) e.warm_compile_cache = log.warm_compile_cache->value != 0;
+  if (log.total_bytes)
+    e.total_memory_bytes = static_cast<uint64_t>(std::llround(log.total_bytes->value));
+}
+
+}  // namespace
+
+StatusOr<CalibrationSetup> resolve_calibration_setup(const StartupLog& log,
+                                                     const CalibrationFlags& flags) {
+  CalibrationSetup out;
+  KVSIM_ASSIGN_OR_RETURN(out.model, resolve_model(log, flags, &out));
+  if (flags.device.empty()) {
+    return Status::invalid_argument(
+        "the log does not name a kvsim device: give --device (a preset or a device YAML file)");
+  }
+  KVSIM_ASSIGN_OR_RETURN(out.device_node, reference_node(PresetKind::kDevice, flags.device));
+  KVSIM_ASSIGN_OR_RETURN(out.device, load_device(flags.device));
+  out.capacity.tp = pick<uint32_t>(log.tp, flags.tp, 1, "TP", &out.assumed);
+  out.capacity.weight_dtype =
+      flags.weight_dtype.value_or(logged_weight_dtype(log).value_or(DType::kFp16));
+  const DType model_dtype = log.dtype == "bfloat16" ? DType::kBf16 : DType::kFp16;
+  out.capacity.kv.dtype = flags.kv_dtype.value_or(
+      supports_kv_dtype(out.device, model_dtype) ? model_dtype : DType::kFp16);
+  out.capacity.block_size = flags.block_size.value_or(0);
+  resolve_engine(log, flags, &out);
+  return out;
+}
+
+}  // namespace kvsim
