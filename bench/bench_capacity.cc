@@ -3,8 +3,8 @@
 #include <benchmark/benchmark.h>
 
 #include "core/engine/capacity.h"
-#include "core/config/presets.h"
 #include "core/engine/startup_log.h"
+#include "core/model/load_spec.h"
 
 namespace {
 

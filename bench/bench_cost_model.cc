@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "core/engine/capacity.h"
-#include "core/config/presets.h"
+#include "core/model/load_spec.h"
 #include "simulator/cost/make_cost_model.h"
 
 namespace {

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "cli/command.h"
-#include "core/engine/log_calibration.h"
 #include "core/base/text_format.h"
+#include "core/engine/log_calibration.h"
 #include "simulator/io/atomic_file.h"
 
 namespace kvsim::cli {

@@ -6,7 +6,7 @@
 
 #include "cli/command.h"
 #include "core/engine/capacity.h"
-#include "core/config/presets.h"
+#include "core/model/load_spec.h"
 #include "simulator/cost/calibrate.h"
 #include "simulator/cost/calibration_file.h"
 #include "simulator/cost/layer_kind_costs.h"

@@ -1,6 +1,6 @@
 // kvsim capacity: KV bytes per token, block and request, the KV budget an engine leaves on a
-// device (core/engine/engine_memory.h, term by term), and how many blocks, tokens and sequences fit.
-// Text shows the formulas with numbers; --json one object (or an array with several devices).
+// device (core/engine/engine_memory.h, term by term), and how many blocks, tokens and sequences
+// fit. Text shows the formulas with numbers; --json one object (or an array with several devices).
 // --deployment FILE takes model, device, TP, engine and the measured set-aside from a file
 // that `kvsim calibrate --from-log` wrote.
 #include <cstdio>
@@ -9,9 +9,9 @@
 #include "cli/command.h"
 #include "cli/engine_options.h"
 #include "cli/model_options.h"
+#include "core/engine/deployment.h"
 #include "core/report/capacity_json.h"
 #include "core/report/capacity_report.h"
-#include "core/engine/deployment.h"
 
 namespace kvsim::cli {
 namespace {

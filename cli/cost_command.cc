@@ -9,9 +9,9 @@
 
 #include "cli/command.h"
 #include "cli/model_options.h"
-#include "core/engine/capacity.h"
 #include "core/base/data_dir.h"
-#include "core/config/presets.h"
+#include "core/engine/capacity.h"
+#include "core/model/load_spec.h"
 #include "simulator/cost/batch_spec.h"
 #include "simulator/cost/layer_kind_costs.h"
 #include "simulator/cost/make_cost_model.h"

@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "core/engine/engine_memory.h"
 #include "core/base/status.h"
+#include "core/engine/engine_memory.h"
 
 namespace kvsim::cli {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/config/presets.h"
+#include "core/model/load_spec.h"
 
 namespace kvsim::cli {
 

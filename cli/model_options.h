@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
+#include "core/base/status.h"
 #include "core/model/device_spec.h"
 #include "core/model/model_spec.h"
-#include "core/base/status.h"
 
 namespace kvsim::cli {
 

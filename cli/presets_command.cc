@@ -7,9 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "core/engine/capacity.h"
-#include "core/config/presets.h"
 #include "core/base/text_format.h"
+#include "core/config/presets.h"
+#include "core/engine/capacity.h"
+#include "core/model/load_spec.h"
 
 namespace kvsim::cli {
 namespace {

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/config/yaml_io.h"
 #include "core/engine/capacity.h"
 #include "core/model/preset_loader.h"
-#include "core/config/yaml_io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

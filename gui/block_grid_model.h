@@ -1,5 +1,6 @@
 // The block-grid half of the "Cache and layout" teaching view: the scripted
-// `kvsim blocks --demo` scenario (core/cache/block_demo.h) as one grid of the pool per step. Qt-free.
+// `kvsim blocks --demo` scenario (core/cache/block_demo.h) as one grid of the pool per
+// step. Qt-free.
 //
 // run_block_demo() returns every step with everything needed to draw it; this model only
 // arranges each step per block, for the plot controller:
@@ -20,8 +21,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/cache/block_demo.h"
 #include "core/base/status.h"
+#include "core/cache/block_demo.h"
 
 namespace kvsim::gui {
 

@@ -1,7 +1,7 @@
 #include "gui/capacity_model.h"
 
+#include "core/model/load_spec.h"
 #include "core/report/capacity_report.h"
-#include "core/config/presets.h"
 
 namespace kvsim::gui {
 namespace {

@@ -4,6 +4,8 @@
 #include <QLabel>
 #include <QSpinBox>
 
+#include "core/model/dtype.h"
+
 namespace kvsim::gui {
 
 QComboBox* preset_combo(QWidget* parent, PresetKind kind, const QString& object_name,

@@ -4,8 +4,8 @@
 
 #include <QString>
 
-#include "core/config/presets.h"
 #include "core/base/status.h"
+#include "core/config/presets.h"
 
 class QComboBox;
 class QLabel;

@@ -1,10 +1,10 @@
 #include "gui/layout_model.h"
 
-#include "core/engine/capacity.h"
 #include "core/base/enum_names.h"
+#include "core/engine/capacity.h"
+#include "core/model/load_spec.h"
 #include "core/report/layout_json.h"
 #include "core/report/layout_report.h"
-#include "core/config/presets.h"
 
 namespace kvsim::gui {
 namespace {

@@ -20,11 +20,11 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/status.h"
 #include "core/model/device_spec.h"
 #include "core/model/dtype.h"
 #include "core/model/kv_layout.h"
 #include "core/model/model_spec.h"
-#include "core/base/status.h"
 
 namespace kvsim::gui {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/config/config_reader.h"
 #include "core/base/data_dir.h"
+#include "core/config/config_reader.h"
 #include "kernels/llama_bundle.h"
 #include "kernels/ppl_job.h"
 

@@ -2,9 +2,9 @@
 
 #include <filesystem>
 
+#include "core/base/text_format.h"
 #include "core/cache/eviction_policy.h"
 #include "core/config/presets.h"
-#include "core/base/text_format.h"
 #include "core/config/yaml_io.h"
 #include "gui/save_file.h"
 

@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/config/config_node.h"
 #include "core/base/status.h"
+#include "core/config/config_node.h"
 #include "simulator/scenario/scenario.h"
 
 namespace kvsim::gui {

@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/config/config_node.h"
 #include "core/base/status.h"
+#include "core/config/config_node.h"
 #include "simulator/output/interval_sampler.h"
 #include "simulator/output/metrics.h"
 #include "simulator/scenario/scenario.h"

@@ -4,8 +4,8 @@
 #include <numeric>
 #include <random>
 
-#include "core/engine/capacity.h"
 #include "core/base/checked_math.h"
+#include "core/engine/capacity.h"
 #include "kernels/simd16.h"
 
 namespace kvsim::kernels {

@@ -20,8 +20,8 @@
 //     block b ─┬─ fractal column 0: slot 0 c0..c15 | slot 1 c0..c15 | ... | padding rows
 //              ├─ fractal column 1: slot 0 c16..c31 | ...
 //              └─ ...
-//   element offset = block * nz_elements + BlockLayout::nz_offset (core/model/kv_layout.h is the one
-//   place for this geometry; the kernels use it with nz_width 16).
+//   element offset = block * nz_elements + BlockLayout::nz_offset (core/model/kv_layout.h is the
+//   one place for this geometry; the kernels use it with nz_width 16).
 //
 // Contiguous cache of one sequence: [context_len, kv_heads, head_dim].
 #pragma once

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
-#include "core/config/config_reader.h"
 #include "core/base/names.h"
+#include "core/config/config_reader.h"
 
 namespace kvsim::kernels {
 namespace {

@@ -18,8 +18,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/cache/retention_policy.h"
 #include "core/base/status.h"
+#include "core/cache/retention_policy.h"
 #include "kernels/kv_store.h"
 
 namespace kvsim::kernels {

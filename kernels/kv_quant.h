@@ -27,8 +27,8 @@
 #include <span>
 #include <vector>
 
-#include "core/model/kv_layout.h"
 #include "core/base/status.h"
+#include "core/model/kv_layout.h"
 #include "kernels/eigen_core.h"
 #include "kernels/kv_cache_view.h"
 #include "kernels/write_kv.h"

@@ -18,8 +18,8 @@
 #include <memory>
 #include <span>
 
-#include "core/model/dtype.h"
 #include "core/base/status.h"
+#include "core/model/dtype.h"
 #include "kernels/attention_shape.h"
 #include "kernels/kv_cache_view.h"
 #include "kernels/kv_quant.h"

@@ -4,8 +4,8 @@
 #include <sstream>
 
 #include "core/base/data_dir.h"
-#include "core/model/device_spec.h"
 #include "core/base/enum_names.h"
+#include "core/model/device_spec.h"
 
 namespace kvsim::kernels {
 

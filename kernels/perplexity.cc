@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/engine/capacity.h"
 #include "core/base/checked_math.h"
 #include "core/base/units.h"
+#include "core/engine/capacity.h"
 #include "kernels/llama_session.h"
 #include "kernels/tokenizer.h"
 

@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "core/config/config_reader.h"
 #include "core/base/data_dir.h"
+#include "core/config/config_reader.h"
 
 namespace kvsim::kernels {
 namespace {

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config_node.h"
 #include "core/base/status.h"
+#include "core/config/config_node.h"
 #include "kernels/kv_policy.h"
 #include "kernels/llama_bundle.h"
 #include "kernels/perplexity.h"

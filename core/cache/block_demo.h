@@ -26,10 +26,10 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/status.h"
 #include "core/cache/block_id.h"
 #include "core/cache/cache_event.h"
 #include "core/cache/kv_cache_manager.h"
-#include "core/base/status.h"
 
 namespace kvsim {
 

@@ -16,8 +16,8 @@ using BlockHash = uint64_t;
 using RequestId = uint64_t;
 
 // Block 0 of a device pool is reserved as vLLM v1's null block (BlockPool with
-// NullBlock::kReserved, core/cache/block_pool.h): never free, never handed out, so a pool of N blocks
-// lends out N - 1, ids 1 .. N-1, exactly as vLLM does. Lower tiers reserve none.
+// NullBlock::kReserved, core/cache/block_pool.h): never free, never handed out, so a pool of N
+// blocks lends out N - 1, ids 1 .. N-1, exactly as vLLM does. Lower tiers reserve none.
 inline constexpr BlockId kReservedNullBlock = 0;
 
 // A block-table entry that holds no block: the retention policy dropped every position of that

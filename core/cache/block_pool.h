@@ -1,7 +1,7 @@
 // BlockPool: the fixed set of KV blocks of one device, their ref counts, the prefix cache
 // (hash -> blocks) and the free queue — vLLM v1's BlockPool (vllm/v1/core/block_pool.py),
-// block for block: tests/core/cache/vllm_conformance_test.cc replays operation streams recorded from
-// vLLM's own pool (tests/data/vllm_v1_conformance/) and must match every step. KvCacheManager
+// block for block: tests/core/cache/vllm_conformance_test.cc replays operation streams recorded
+// from vLLM's own pool (tests/data/vllm_v1_conformance/) and must match every step. KvCacheManager
 // (core/cache/kv_cache_manager.h) is its user.
 //
 //   block       id 0 .. num_blocks-1; holds block_size token slots of K and V (the pool does
@@ -48,10 +48,10 @@
 #include <span>
 #include <vector>
 
+#include "core/base/flat_id_map.h"
 #include "core/cache/block_id.h"
 #include "core/cache/cache_event.h"
 #include "core/cache/eviction_policy.h"
-#include "core/base/flat_id_map.h"
 
 namespace kvsim {
 

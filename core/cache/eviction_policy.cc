@@ -4,8 +4,8 @@
 #include <bit>
 
 #include "core/base/check.h"
-#include "core/cache/free_block_queue.h"
 #include "core/base/names.h"
+#include "core/cache/free_block_queue.h"
 
 namespace kvsim {
 namespace {

@@ -32,8 +32,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/cache/block_id.h"
 #include "core/base/status.h"
+#include "core/cache/block_id.h"
 
 namespace kvsim {
 

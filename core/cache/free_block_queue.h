@@ -26,8 +26,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/cache/block_id.h"
 #include "core/base/check.h"
+#include "core/cache/block_id.h"
 
 namespace kvsim {
 

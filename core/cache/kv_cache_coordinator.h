@@ -4,8 +4,8 @@
 //
 // A uniform model has one group and the coordinator is its KvCacheManager, call for call (the
 // vLLM conformance streams and the golden outputs hold it to that). A hybrid model
-// (core/model/model_spec.h is_hybrid; its groups planned by core/model/kv_groups.h) has one manager per
-// KV cache group, all drawing on one shared pool, with these semantics (vLLM v1 at 001cabc1:
+// (core/model/model_spec.h is_hybrid; its groups planned by core/model/kv_groups.h) has one manager
+// per KV cache group, all drawing on one shared pool, with these semantics (vLLM v1 at 001cabc1:
 // kv_cache_coordinator.py, single_type_kv_cache_manager.py):
 //   - Block tables per group. Every attention group has the same block size (the plan's
 //     block), so a request's groups hold tables of equal length; a block id taken by one
@@ -41,10 +41,10 @@
 #include <span>
 #include <vector>
 
+#include "core/base/status.h"
 #include "core/cache/kv_cache_manager.h"
 #include "core/model/kv_groups.h"
 #include "core/model/model_spec.h"
-#include "core/base/status.h"
 
 namespace kvsim {
 

@@ -93,12 +93,12 @@
 #include <string>
 #include <vector>
 
+#include "core/base/flat_id_map.h"
+#include "core/base/status.h"
 #include "core/cache/block_id.h"
 #include "core/cache/block_pool.h"
 #include "core/cache/cache_event.h"
-#include "core/base/flat_id_map.h"
 #include "core/cache/retention_policy.h"
-#include "core/base/status.h"
 
 namespace kvsim {
 
@@ -109,8 +109,8 @@ struct KvCacheConfig {
   uint32_t block_size = 16;      // tokens per block (CapacityResult::block_size), >= 1
   std::string eviction = "lru";  // eviction policy: lru, lfu, fifo, none (prefix caching off)
   uint32_t num_host_blocks = 0;  // host tier for swap, in blocks; 0 = swapping always fails
-  // Bytes one block moves when swapped (CapacityResult::kv_bytes_per_block: core/engine/capacity.h is
-  // the one place that computes it, quantized storage included). 0 counts no bytes.
+  // Bytes one block moves when swapped (CapacityResult::kv_bytes_per_block: core/engine/capacity.h
+  // is the one place that computes it, quantized storage included). 0 counts no bytes.
   uint64_t bytes_per_block = 0;
   // Applied by allocate_slots as sequences grow; null or "full" keeps everything.
   std::shared_ptr<const RetentionPolicy> retention;

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "core/config/config_reader.h"
 #include "core/base/names.h"
+#include "core/config/config_reader.h"
 
 namespace kvsim {
 namespace {

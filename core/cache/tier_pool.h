@@ -33,8 +33,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/cache/block_pool.h"
 #include "core/base/status.h"
+#include "core/cache/block_pool.h"
 
 namespace kvsim {
 

@@ -4,11 +4,9 @@
 
 #include <algorithm>
 
-#include "core/config/embedded_presets.h"
 #include "core/base/enum_names.h"
-#include "core/model/hf_config.h"
 #include "core/base/names.h"
-#include "core/model/preset_loader.h"
+#include "core/config/embedded_presets.h"
 #include "core/config/yaml_io.h"
 
 namespace kvsim {
@@ -87,21 +85,6 @@ StatusOr<ConfigNode> load_preset_node(PresetKind kind, std::string_view name_or_
 
 bool is_hf_config_path(std::string_view path) {
   return path.size() >= 5 && path.substr(path.size() - 5) == ".json";
-}
-
-StatusOr<ModelSpec> load_model(std::string_view name_or_path) {
-  if (is_hf_config_path(name_or_path)) {
-    KVSIM_ASSIGN_OR_RETURN(HfImport imported, import_hf_config_file(std::string(name_or_path),
-                                                                    preset_stem(name_or_path)));
-    return imported.model;
-  }
-  KVSIM_ASSIGN_OR_RETURN(ConfigNode node, load_preset_node(PresetKind::kModel, name_or_path));
-  return model_from_config(node, preset_stem(name_or_path));
-}
-
-StatusOr<DeviceSpec> load_device(std::string_view name_or_path) {
-  KVSIM_ASSIGN_OR_RETURN(ConfigNode node, load_preset_node(PresetKind::kDevice, name_or_path));
-  return device_from_config(node, preset_stem(name_or_path));
 }
 
 }  // namespace kvsim

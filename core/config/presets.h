@@ -4,18 +4,16 @@
 // A name_or_path that contains '/' or ends in ".yaml"/".yml"/".json" is read from disk;
 // anything else is looked up among the embedded presets, and an unknown name lists the valid
 // ones with the nearest match. Embedded presets report their source as
-// "presets/<kind>/<name>.yaml". A model path ending in ".json" is a Hugging Face config.json,
-// read through the importer (core/model/hf_config.h).
+// "presets/<kind>/<name>.yaml". Typed specs come from core/model/load_spec.h (load_model,
+// load_device), which reads a model path ending in ".json" through the Hugging Face importer.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "core/config/config_node.h"
-#include "core/model/device_spec.h"
-#include "core/model/model_spec.h"
 #include "core/base/status.h"
+#include "core/config/config_node.h"
 
 namespace kvsim {
 
@@ -43,8 +41,5 @@ std::string preset_stem(std::string_view name_or_path);
 
 // True for a path ending in ".json" (a Hugging Face config.json).
 bool is_hf_config_path(std::string_view path);
-
-StatusOr<ModelSpec> load_model(std::string_view name_or_path);
-StatusOr<DeviceSpec> load_device(std::string_view name_or_path);
 
 }  // namespace kvsim

@@ -4,8 +4,9 @@
 #include <cctype>
 #include <cmath>
 
-#include "core/model/preset_loader.h"
 #include "core/config/presets.h"
+#include "core/model/device_config.h"
+#include "core/model/load_spec.h"
 
 namespace kvsim {
 namespace {

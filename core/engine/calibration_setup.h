@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "core/engine/capacity.h"
 #include "core/config/config_node.h"
-#include "core/model/device_spec.h"
+#include "core/engine/capacity.h"
 #include "core/engine/engine_memory.h"
-#include "core/model/model_spec.h"
 #include "core/engine/startup_log.h"
+#include "core/model/device_spec.h"
+#include "core/model/model_spec.h"
 
 namespace kvsim {
 

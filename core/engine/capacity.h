@@ -10,7 +10,8 @@
 //     head vector (groups never span heads): ceil(head_dim / G) x 32 bits per vector.
 //     (core/model/kv_shape.h)
 //   KV budget    = given, or what the engine sets aside subtracted from the device memory
-//                  (core/engine/engine_memory.h; core/engine/capacity_plan.h asks the engine, then this)
+//                  (core/engine/engine_memory.h; core/engine/capacity_plan.h asks the
+//                  engine, then this)
 //   blocks       = floor(KV budget / bytes per block)    (vLLM's num_gpu_blocks; the one place
 //                  a budget becomes blocks)
 //   usable       = blocks - 1: block 0 is vLLM's null block, never lent to a request
@@ -20,9 +21,9 @@
 // Sizes are counted in bits internally so that int4 stays exact.
 //
 // Hybrid models (is_hybrid: sliding-window layers beside full ones, recurrent layers beside
-// attention; core/model/model_spec.h) follow vLLM's hybrid KV cache manager (core/model/kv_groups.h):
-// one page size across the groups, per-group block tables drawing on one pool of blocks,
-// sliding-window groups holding only the window's blocks
+// attention; core/model/model_spec.h) follow vLLM's hybrid KV cache manager
+// (core/model/kv_groups.h): one page size across the groups, per-group block tables drawing on one
+// pool of blocks, sliding-window groups holding only the window's blocks
 // (cdiv(min(W - 1 + max_num_batched_tokens, seq_len), block) + 1 per request) and recurrent
 // layers one state per sequence:
 //   blocks       = floor(KV budget / page / layers_per_group)
@@ -36,13 +37,13 @@
 #include <optional>
 #include <vector>
 
+#include "core/base/status.h"
 #include "core/model/device_spec.h"
 #include "core/model/dtype.h"
 #include "core/model/kv_groups.h"
 #include "core/model/kv_layout.h"
 #include "core/model/kv_shape.h"
 #include "core/model/model_spec.h"
-#include "core/base/status.h"
 
 namespace kvsim {
 
@@ -59,7 +60,8 @@ struct CapacityQuery {
   // 8192 is `vllm serve`'s default on >= 70 GiB GPUs other than the A100, 2048 on the others).
   uint64_t max_num_batched_tokens = 8192;
   // The KV budget per device: given (--kv-budget-bytes), or the engine's available KV memory
-  // (core/engine/capacity_plan.h fills it from core/engine/engine_memory.h). Empty: no block counts.
+  // (core/engine/capacity_plan.h fills it from core/engine/engine_memory.h). Empty: no
+  // block counts.
   std::optional<uint64_t> kv_budget_bytes;
 };
 

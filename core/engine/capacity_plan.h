@@ -1,6 +1,6 @@
 // CapacityPlan: a capacity question answered the way an engine would answer it — the engine's
-// KV budget (core/engine/engine_memory.h), then the blocks of that budget (core/engine/capacity.h). The CLI,
-// the GUI and the simulator all go through plan_capacity(), so they print the same blocks.
+// KV budget (core/engine/engine_memory.h), then the blocks of that budget (core/engine/capacity.h).
+// The CLI, the GUI and the simulator all go through plan_capacity(), so they print the same blocks.
 //
 //   no device, no --kv-budget-bytes   per-token and per-block answers only
 //   --kv-budget-bytes B               blocks of B; no engine

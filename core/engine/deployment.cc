@@ -3,10 +3,11 @@
 #include <filesystem>
 
 #include "core/config/config_reader.h"
-#include "core/engine/engine_config.h"
-#include "core/model/preset_loader.h"
 #include "core/config/presets.h"
 #include "core/config/yaml_io.h"
+#include "core/engine/engine_config.h"
+#include "core/model/device_config.h"
+#include "core/model/load_spec.h"
 
 namespace kvsim {
 namespace {
@@ -85,7 +86,8 @@ std::string deployment_yaml(const Deployment& d) {
   tree.set("set_aside_bytes",
            ConfigNode::scalar(std::to_string(d.engine.measured_set_aside_bytes.value_or(0))));
   if (d.logged.is_map()) tree.set("logged", d.logged);
-  return "# kvsim deployment (core/engine/deployment.h): the engine's measured set-aside reproduces the\n"
+  return "# kvsim deployment (core/engine/deployment.h): the engine's measured set-aside "
+         "reproduces the\n"
          "# logged KV cache; kvsim capacity --deployment FILE, or deployment: FILE in a "
          "scenario.\n" +
          to_yaml(tree);

@@ -21,12 +21,12 @@
 #include <cstdint>
 #include <string>
 
+#include "core/base/status.h"
 #include "core/config/config_node.h"
+#include "core/engine/engine_memory.h"
 #include "core/model/device_spec.h"
 #include "core/model/dtype.h"
-#include "core/engine/engine_memory.h"
 #include "core/model/model_spec.h"
-#include "core/base/status.h"
 
 namespace kvsim {
 

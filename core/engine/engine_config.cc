@@ -1,8 +1,8 @@
 #include "core/engine/engine_config.h"
 
-#include "core/config/config_reader.h"
 #include "core/base/enum_names.h"
 #include "core/base/text_format.h"
+#include "core/config/config_reader.h"
 
 namespace kvsim {
 namespace {

@@ -19,9 +19,9 @@
 // Unknown keys and names are errors naming file:line:column and the valid ones.
 #pragma once
 
+#include "core/base/status.h"
 #include "core/config/config_node.h"
 #include "core/engine/engine_memory.h"
-#include "core/base/status.h"
 
 namespace kvsim {
 

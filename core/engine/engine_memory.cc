@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "core/base/checked_math.h"
-#include "core/engine/engine_memory_rules.h"
 #include "core/base/names.h"
 #include "core/base/text_format.h"
+#include "core/engine/engine_memory_rules.h"
 
 namespace kvsim {
 namespace {

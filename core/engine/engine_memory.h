@@ -26,8 +26,8 @@
 //
 // The budget is per device (every tensor-parallel rank computes its own and vLLM takes the
 // minimum; kvsim's ranks are identical). Blocks come from it in one place,
-// core/engine/capacity.h's compute_capacity() (floor(budget / bytes per block)), so `kvsim capacity`,
-// the GUI and the simulator agree. Pure functions; no I/O.
+// core/engine/capacity.h's compute_capacity() (floor(budget / bytes per block)), so `kvsim
+// capacity`, the GUI and the simulator agree. Pure functions; no I/O.
 #pragma once
 
 #include <cstdint>
@@ -36,10 +36,10 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/status.h"
 #include "core/engine/capacity.h"
 #include "core/model/device_spec.h"
 #include "core/model/model_spec.h"
-#include "core/base/status.h"
 
 namespace kvsim {
 

@@ -1,14 +1,14 @@
-// Internal to core/engine/engine_memory*.cc: the per-engine budget rules and the figures they share.
-// Every constant says what it is and which data it was fitted to or where it was read; none
+// Internal to core/engine/engine_memory*.cc: the per-engine budget rules and the figures they
+// share. Every constant says what it is and which data it was fitted to or where it was read; none
 // was tuned to make a validation row of docs/engine_memory.md come out right.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "core/model/activation_memory.h"
-#include "core/engine/engine_memory.h"
 #include "core/base/units.h"
+#include "core/engine/engine_memory.h"
+#include "core/model/activation_memory.h"
 
 namespace kvsim::engine_rules {
 

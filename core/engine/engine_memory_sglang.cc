@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/engine/engine_memory_rules.h"
 #include "core/base/text_format.h"
+#include "core/engine/engine_memory_rules.h"
 
 namespace kvsim::engine_rules {
 namespace {

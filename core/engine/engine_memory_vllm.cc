@@ -3,8 +3,8 @@
 // gives commits and quotes).
 #include <algorithm>
 
-#include "core/engine/engine_memory_rules.h"
 #include "core/base/text_format.h"
+#include "core/engine/engine_memory_rules.h"
 
 namespace kvsim::engine_rules {
 namespace {

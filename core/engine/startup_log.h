@@ -35,8 +35,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/engine/engine_memory.h"
 #include "core/base/status.h"
+#include "core/engine/engine_memory.h"
 
 namespace kvsim {
 

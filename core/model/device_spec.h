@@ -1,6 +1,6 @@
 // DeviceSpec: one accelerator as the capacity planner and the cost model see it.
 //
-// Loaded once from YAML (core/model/preset_loader.h), validated there, immutable afterwards.
+// Loaded once from YAML (core/model/device_config.h), validated there, immutable afterwards.
 // Units: bytes for memory, GB/s (10^9 bytes per second) for every *_gbps bandwidth,
 // 10^12 operations per second for TFLOPS/TOPS. All figures are per device (one chip).
 #pragma once
@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/model/dtype.h"
 #include "core/base/enum_names.h"
 #include "core/base/status.h"
+#include "core/model/dtype.h"
 
 namespace kvsim {
 

@@ -6,10 +6,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/model/hf_architectures.h"
-#include "core/model/model_config.h"
 #include "core/base/text_format.h"
 #include "core/config/yaml_io.h"
+#include "core/model/hf_architectures.h"
+#include "core/model/model_config.h"
 
 namespace kvsim {
 namespace {

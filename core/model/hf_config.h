@@ -8,9 +8,9 @@
 //   nemotron_h (hybrid_override_pattern), jamba (attention/expert periods), qwen3_next
 //   (layer_types or full_attention_interval).
 // What it derives:
-//   - the shape and the layer groups (core/model/model_spec.h). A layer is sliding when the config's
-//     layer_types says "sliding_attention", or by the architecture's rule (Gemma-2 even layers,
-//     Gemma-3 all but every sliding_window_pattern-th, Mistral and Phi-3 every layer when
+//   - the shape and the layer groups (core/model/model_spec.h). A layer is sliding when the
+//     config's layer_types says "sliding_attention", or by the architecture's rule (Gemma-2 even
+//     layers, Gemma-3 all but every sliding_window_pattern-th, Mistral and Phi-3 every layer when
 //     sliding_window is set; Qwen2 only with use_sliding_window);
 //   - max_position_embeddings as vLLM derives the context: times the rope_scaling factor for
 //     linear/dynamic scaling, original_max_position_embeddings x factor for yarn, unchanged for
@@ -39,9 +39,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/status.h"
 #include "core/model/model_spec.h"
 #include "core/model/param_count.h"
-#include "core/base/status.h"
 
 namespace kvsim {
 

@@ -1,6 +1,6 @@
 // HfFields: typed fields out of a parsed config.json, for the importer's architecture readers
-// (core/model/hf_config.cc, core/model/hf_architectures.cc). Internal to core: the JSON library stays out
-// of every public header.
+// (core/model/hf_config.cc, core/model/hf_architectures.cc). Internal to core: the JSON library
+// stays out of every public header.
 //
 // Fields are read from the text model's map: `text_config` when the file has one (Gemma-3,
 // Mistral-3 and other multimodal wrappers), else the root. Errors are sticky like

@@ -42,9 +42,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/base/status.h"
 #include "core/model/kv_shape.h"
 #include "core/model/model_spec.h"
-#include "core/base/status.h"
 
 namespace kvsim {
 

@@ -1,6 +1,7 @@
 // KV shapes: what one layer group caches per token, and the bytes of one block of it.
 //
-// Pure functions over plain structs; core/engine/capacity.h and core/model/kv_groups.h build on them.
+// Pure functions over plain structs; core/engine/capacity.h and core/model/kv_groups.h build
+// on them.
 //
 //   bits/token  = layers x heads x (bits(K vector) + bits(V vector))        (K and V)
 //               = layers x bits(kv_lora_rank + qk_rope_head_dim)             (MLA latent)

@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/config/config_node.h"
 #include "core/base/status.h"
+#include "core/config/config_node.h"
 
 namespace kvsim {
 

@@ -1,7 +1,7 @@
 #include "core/model/model_config.h"
 
-#include "core/config/config_reader.h"
 #include "core/base/enum_names.h"
+#include "core/config/config_reader.h"
 
 namespace kvsim {
 namespace {

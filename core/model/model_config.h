@@ -23,9 +23,9 @@
 
 #include <string>
 
+#include "core/base/status.h"
 #include "core/config/config_node.h"
 #include "core/model/model_spec.h"
-#include "core/base/status.h"
 
 namespace kvsim {
 

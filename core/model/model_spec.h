@@ -1,7 +1,7 @@
 // ModelSpec: the shape of a transformer as far as the KV cache, the weights and the cost model
 // care.
 //
-// Loaded once from YAML (core/model/preset_loader.h) or imported from a Hugging Face config.json
+// Loaded once from YAML (core/model/device_config.h) or imported from a Hugging Face config.json
 // (core/model/hf_config.h), validated, immutable afterwards.
 //
 // Layer groups. A model's layers fall into groups that cache differently:
@@ -19,8 +19,9 @@
 // head_dim over all num_layers. Such a model keeps today's single-group capacity path.
 // A hybrid model (Gemma-2/3, gpt-oss, Nemotron-H, Jamba, Qwen3-Next) lists its groups; the
 // groups' num_layers add up to num_layers and the uniform fields describe its attention
-// layers. The capacity planner (core/model/kv_groups.h) turns the groups into vLLM's KV cache groups;
-// the simulator's KvCacheCoordinator (core/cache/kv_cache_coordinator.h) allocates from the same groups.
+// layers. The capacity planner (core/model/kv_groups.h) turns the groups into vLLM's KV cache
+// groups; the simulator's KvCacheCoordinator (core/cache/kv_cache_coordinator.h) allocates
+// from the same groups.
 //
 // Invariants after loading: every count is > 0; heads % kv_heads == 0; the attention kind
 // agrees with the head counts (mha: kv == heads, mqa: kv == 1, gqa: 1 < kv < heads,
@@ -33,8 +34,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/model/dtype.h"
 #include "core/base/status.h"
+#include "core/model/dtype.h"
 
 namespace kvsim {
 

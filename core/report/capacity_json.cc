@@ -3,8 +3,9 @@
 #include <sstream>
 #include <utility>
 
-#include "core/model/kv_shape.h"
 #include "core/config/presets.h"
+#include "core/model/kv_shape.h"
+#include "core/model/load_spec.h"
 
 namespace kvsim {
 nlohmann::json json_or_null(const std::optional<uint64_t>& value) {

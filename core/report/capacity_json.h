@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "core/base/status.h"
 #include "core/engine/capacity.h"
 #include "core/engine/capacity_plan.h"
 #include "core/model/device_spec.h"
 #include "core/model/kv_groups.h"
 #include "core/model/model_spec.h"
-#include "core/base/status.h"
 
 namespace kvsim {
 

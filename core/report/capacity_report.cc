@@ -3,9 +3,9 @@
 #include <sstream>
 
 #include "core/base/checked_math.h"
+#include "core/base/text_format.h"
 #include "core/report/engine_memory_report.h"
 #include "core/report/group_report.h"
-#include "core/base/text_format.h"
 
 namespace kvsim {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "core/report/capacity_json.h"
 #include "core/model/kv_groups.h"
 #include "core/model/kv_shape.h"
+#include "core/report/capacity_json.h"
 
 namespace kvsim {
 

@@ -8,12 +8,12 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "core/base/status.h"
 #include "core/model/device_spec.h"
 #include "core/model/dtype.h"
 #include "core/model/kv_layout.h"
-#include "core/report/layout_report.h"
 #include "core/model/model_spec.h"
-#include "core/base/status.h"
+#include "core/report/layout_report.h"
 
 namespace kvsim {
 

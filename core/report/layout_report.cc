@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "core/base/check.h"
-#include "core/report/group_report.h"
 #include "core/base/text_format.h"
+#include "core/report/group_report.h"
 
 namespace kvsim {
 namespace {

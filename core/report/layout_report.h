@@ -1,9 +1,9 @@
 // Human-readable layout answers: one layer's K (or V) block in the ND and NZ layouts (shapes,
 // sizes, NZ padding) and, optionally, where one (token, head, dim) element lands in each, the
-// offset formulas of core/model/kv_layout.h with the numbers substituted. `kvsim layout` prints this
-// text; the GUI shows the same text beside its drawing of the block. It ends with the bytes per
-// token of every layer group (core/report/group_report.h); for a hybrid model the block shown is one
-// attention layer's with the model's KV heads and head_dim.
+// offset formulas of core/model/kv_layout.h with the numbers substituted. `kvsim layout` prints
+// this text; the GUI shows the same text beside its drawing of the block. It ends with the bytes
+// per token of every layer group (core/report/group_report.h); for a hybrid model the block shown
+// is one attention layer's with the model's KV heads and head_dim.
 #pragma once
 
 #include <cstdint>

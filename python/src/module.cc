@@ -16,12 +16,13 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/report/capacity_json.h"
-#include "core/engine/capacity_plan.h"
-#include "core/model/dtype.h"
-#include "core/engine/engine_config.h"
-#include "core/report/layout_json.h"
 #include "core/config/presets.h"
+#include "core/engine/capacity_plan.h"
+#include "core/engine/engine_config.h"
+#include "core/model/dtype.h"
+#include "core/model/load_spec.h"
+#include "core/report/capacity_json.h"
+#include "core/report/layout_json.h"
 #include "python/src/binding_util.h"
 #include "python/src/runs.h"
 

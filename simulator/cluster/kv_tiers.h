@@ -69,9 +69,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/flat_id_map.h"
 #include "core/cache/block_id.h"
 #include "core/cache/block_pool.h"
-#include "core/base/flat_id_map.h"
 #include "core/cache/tier_pool.h"
 #include "simulator/cluster/tier_policy.h"
 #include "simulator/engine/kv_connector.h"

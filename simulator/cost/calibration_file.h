@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config_node.h"
 #include "core/base/status.h"
+#include "core/config/config_node.h"
 #include "simulator/cost/cost_model_config.h"
 #include "simulator/cost/operator_fits.h"
 

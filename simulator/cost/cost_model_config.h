@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/config/config_node.h"
 #include "core/base/status.h"
+#include "core/config/config_node.h"
 
 namespace kvsim::sim {
 

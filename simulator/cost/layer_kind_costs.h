@@ -7,19 +7,19 @@
 //   recurrent   mamba, linear attention     its sequences' states: state_bytes_per_layer each
 //   none        no mixer (Nemotron-H's MLP-only layers)
 //
-// The bytes are the capacity result's (core/engine/capacity.h), so KV dtype, quantization groups and
-// NZ padding are as the cache holds them: a uniform model's full bytes are
+// The bytes are the capacity result's (core/engine/capacity.h), so KV dtype, quantization groups
+// and NZ padding are as the cache holds them: a uniform model's full bytes are
 // kv_bytes_per_block / block_size / attention layers, exactly the figure the cost models used
-// before layer groups existed; a hybrid's come from its KV cache plan's specs (core/model/kv_groups.h,
-// real_page_bytes / block_size of each spec — not the page padded to the common size, which
-// is memory held, not read — and a recurrent spec's real page is one state).
+// before layer groups existed; a hybrid's come from its KV cache plan's specs
+// (core/model/kv_groups.h, real_page_bytes / block_size of each spec — not the page padded to the
+// common size, which is memory held, not read — and a recurrent spec's real page is one state).
 #pragma once
 
 #include <cstdint>
 
+#include "core/base/status.h"
 #include "core/engine/capacity.h"
 #include "core/model/model_spec.h"
-#include "core/base/status.h"
 
 namespace kvsim::sim {
 

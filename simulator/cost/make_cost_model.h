@@ -6,11 +6,11 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/base/status.h"
 #include "core/engine/capacity.h"
 #include "core/model/device_spec.h"
 #include "core/model/dtype.h"
 #include "core/model/model_spec.h"
-#include "core/base/status.h"
 #include "simulator/cost/cost_model_config.h"
 #include "simulator/cost/operator_fits.h"
 #include "simulator/engine/cost_model.h"

@@ -2,8 +2,8 @@
 // experts, the MLP's form, tied embeddings, MLA's projections — read through one function so
 // that the cost models do not depend on where ModelSpec keeps them.
 //
-// model_arch() reads them from ModelSpec (core/model/model_spec.h: what the config.json importer and
-// the model YAML fill). For MLA without qk_nope_head_dim / v_head_dim it derives DeepSeek's
+// model_arch() reads them from ModelSpec (core/model/model_spec.h: what the config.json importer
+// and the model YAML fill). For MLA without qk_nope_head_dim / v_head_dim it derives DeepSeek's
 // shapes: qk_nope_head_dim = head_dim - qk_rope_head_dim and v_head_dim = qk_nope_head_dim.
 // An MoE preset without expert fields (num_active_params < num_params) is costed as a dense
 // model of its active parameters (OperatorCostModel: dense_ffn_width_for_active_params).

@@ -63,11 +63,11 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/status.h"
 #include "core/engine/capacity.h"
 #include "core/model/device_spec.h"
 #include "core/model/dtype.h"
 #include "core/model/model_spec.h"
-#include "core/base/status.h"
 #include "simulator/cost/cost_model_config.h"
 #include "simulator/cost/layer_kind_costs.h"
 #include "simulator/cost/operator_fits.h"

@@ -23,8 +23,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/model/device_spec.h"
 #include "core/base/status.h"
+#include "core/model/device_spec.h"
 
 namespace kvsim::sim {
 

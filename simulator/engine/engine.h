@@ -54,7 +54,8 @@ namespace kvsim::sim {
 
 struct EngineConfig {
   KvCacheConfig cache;  // pool (block count from core/engine/capacity.h), eviction, ...
-  // A hybrid model's KV cache groups (core/cache/kv_cache_coordinator.h); empty for a uniform model.
+  // A hybrid model's KV cache groups (core/cache/kv_cache_coordinator.h); empty for a
+  // uniform model.
   std::vector<CacheGroupSpec> cache_groups;
   SchedulerLimits scheduler;
   uint64_t max_model_len = 0;        // the model's context in tokens; 0 = unlimited

@@ -25,8 +25,8 @@
 #include <optional>
 #include <vector>
 
-#include "core/cache/block_id.h"
 #include "core/base/check.h"
+#include "core/cache/block_id.h"
 
 namespace kvsim::sim {
 

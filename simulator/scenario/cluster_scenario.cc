@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "core/config/config_reader.h"
 #include "core/base/enum_names.h"
 #include "core/base/names.h"
+#include "core/config/config_reader.h"
 #include "simulator/cluster/router.h"
 #include "simulator/scenario/scenario.h"
 

@@ -33,8 +33,8 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config_node.h"
 #include "core/base/status.h"
+#include "core/config/config_node.h"
 #include "simulator/cluster/tier_policy.h"
 
 namespace kvsim::sim {

@@ -5,15 +5,15 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/cache/block_id.h"
-#include "core/config/config_reader.h"
 #include "core/base/data_dir.h"
-#include "core/engine/deployment.h"
-#include "core/engine/engine_config.h"
 #include "core/base/enum_names.h"
 #include "core/base/names.h"
-#include "core/config/presets.h"
+#include "core/cache/block_id.h"
 #include "core/cache/retention_policy.h"
+#include "core/config/config_reader.h"
+#include "core/config/presets.h"
+#include "core/engine/deployment.h"
+#include "core/engine/engine_config.h"
 #include "simulator/cost/calibration_file.h"
 #include "simulator/cost/operator_fits.h"
 

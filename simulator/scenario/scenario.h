@@ -43,10 +43,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/config/config_node.h"
-#include "core/model/dtype.h"
-#include "core/engine/engine_memory.h"
 #include "core/base/status.h"
+#include "core/config/config_node.h"
+#include "core/engine/engine_memory.h"
+#include "core/model/dtype.h"
 #include "simulator/cost/cost_model_config.h"
 #include "simulator/engine/scheduler_limits.h"
 #include "simulator/scenario/cluster_scenario.h"
@@ -63,8 +63,8 @@ struct CacheSection {
   uint64_t num_blocks_override = 0;  // 0 = the capacity planner's block count
   bool prefix_caching = true;        // reuse cached prefix blocks across requests
   std::string eviction = "lru";      // order cached free blocks are reused: lru, lfu, fifo
-  std::string retention = "full";    // per-sequence retention policy (core/cache/retention_policy.h)
-  double host_swap_gib = 4.0;        // host tier for swap preemption, GiB (vLLM swap_space 4)
+  std::string retention = "full";  // per-sequence retention policy (core/cache/retention_policy.h)
+  double host_swap_gib = 4.0;      // host tier for swap preemption, GiB (vLLM swap_space 4)
 };
 
 struct SchedulerSection {

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <limits>
 
-#include "core/model/preset_loader.h"
-#include "core/config/presets.h"
 #include "core/base/units.h"
+#include "core/model/device_config.h"
+#include "core/model/load_spec.h"
 #include "simulator/cost/layer_kind_costs.h"
 
 namespace kvsim::sim {

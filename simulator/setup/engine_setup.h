@@ -5,9 +5,9 @@
 //
 //   KV blocks     core/engine/capacity_plan.h's plan_capacity() for (model, device, cache dtype and
 //                 quant group, weight dtype, block size, tp = num_devices) under the scenario's
-//                 engine (core/engine/engine_memory.h: cache.mem_fraction is its memory utilization,
-//                 the scheduler limits its profile batch), the NZ padding of NZ devices
-//                 included, so `kvsim capacity` with the same options prints the same
+//                 engine (core/engine/engine_memory.h: cache.mem_fraction is its memory
+//                 utilization, the scheduler limits its profile batch), the NZ padding of NZ
+//                 devices included, so `kvsim capacity` with the same options prints the same
 //                 num_blocks; cache.num_blocks_override replaces it
 //   limits        scheduler.max_num_seqs / max_num_batched_tokens, 0 = the engine's defaults
 //                 for the model and device (vLLM: 2048 / 256 below 70 GiB or on an A100)

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "core/config/config_reader.h"
 #include "core/base/text_format.h"
+#include "core/config/config_reader.h"
 
 namespace kvsim::sim {
 namespace {

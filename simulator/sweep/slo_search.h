@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config_node.h"
 #include "core/base/status.h"
+#include "core/config/config_node.h"
 #include "simulator/sweep/sweep_runner.h"
 
 namespace kvsim::sim {

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "core/config/config_reader.h"
 #include "core/base/enum_names.h"
+#include "core/config/config_reader.h"
 #include "core/config/presets.h"
 #include "core/config/yaml_io.h"
 

@@ -27,8 +27,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/config/config_node.h"
 #include "core/base/status.h"
+#include "core/config/config_node.h"
 
 namespace kvsim::sim {
 

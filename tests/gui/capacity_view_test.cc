@@ -7,10 +7,10 @@
 
 #include <QTest>
 
-#include "core/engine/capacity.h"
-#include "core/report/capacity_report.h"
-#include "core/config/presets.h"
 #include "core/base/units.h"
+#include "core/engine/capacity.h"
+#include "core/model/load_spec.h"
+#include "core/report/capacity_report.h"
 #include "gui/capacity_plots.h"
 #include "gui/plot_panel.h"
 #include "gui/plot_style.h"

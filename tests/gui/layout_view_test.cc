@@ -9,8 +9,8 @@
 #include <QTest>
 
 #include "core/engine/capacity.h"
+#include "core/model/load_spec.h"
 #include "core/report/layout_report.h"
-#include "core/config/presets.h"
 #include "gui/plot_panel.h"
 
 using namespace kvsim;

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "core/engine/capacity_plan.h"
-#include "core/config/presets.h"
+#include "core/model/load_spec.h"
 #include "tests/simulator/mooncake_scan.h"
 #include "tests/test_data.h"
 

@@ -8,10 +8,10 @@
 
 #include <numeric>
 
-#include "core/engine/capacity.h"
-#include "core/cache/prefix_hash.h"
-#include "core/config/presets.h"
 #include "core/base/units.h"
+#include "core/cache/prefix_hash.h"
+#include "core/engine/capacity.h"
+#include "core/model/load_spec.h"
 
 namespace kvsim {
 namespace {

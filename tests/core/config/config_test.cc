@@ -1,10 +1,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/config/config_node.h"
-#include "core/config/config_reader.h"
 #include "core/base/names.h"
 #include "core/base/text_format.h"
+#include "core/config/config_node.h"
+#include "core/config/config_reader.h"
 #include "core/config/yaml_io.h"
 
 namespace kvsim {

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "core/config/presets.h"
 #include "core/base/units.h"
+#include "core/model/load_spec.h"
 #include "core/model/weight_memory.h"
 
 namespace kvsim {

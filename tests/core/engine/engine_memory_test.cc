@@ -1,17 +1,18 @@
-// Each engine's KV budget on a hand-computed example (core/engine/engine_memory.h), and the start-up
-// log parser's errors on empty and foreign text (the real logs: tests/cli/calibrate_cli_test.cc).
+// Each engine's KV budget on a hand-computed example (core/engine/engine_memory.h), and the
+// start-up log parser's errors on empty and foreign text (the real logs:
+// tests/cli/calibrate_cli_test.cc).
 #include "core/engine/engine_memory.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "core/engine/capacity_plan.h"
-#include "core/engine/engine_config.h"
-#include "core/config/presets.h"
-#include "core/engine/startup_log.h"
 #include "core/base/units.h"
 #include "core/config/yaml_io.h"
+#include "core/engine/capacity_plan.h"
+#include "core/engine/engine_config.h"
+#include "core/engine/startup_log.h"
+#include "core/model/load_spec.h"
 
 namespace kvsim {
 namespace {

@@ -6,8 +6,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/model/hf_config.h"
 #include "core/config/presets.h"
+#include "core/model/hf_config.h"
+#include "core/model/load_spec.h"
 #include "tests/test_data.h"
 
 namespace kvsim {

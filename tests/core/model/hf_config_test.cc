@@ -8,8 +8,8 @@
 
 #include <cmath>
 
-#include "core/engine/capacity.h"
 #include "core/base/units.h"
+#include "core/engine/capacity.h"
 #include "tests/test_data.h"
 
 namespace kvsim {

@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "core/engine/capacity.h"
-#include "core/config/presets.h"
 #include "core/base/units.h"
+#include "core/engine/capacity.h"
+#include "core/model/load_spec.h"
 
 namespace kvsim {
 namespace {

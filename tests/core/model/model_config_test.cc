@@ -8,6 +8,7 @@
 
 #include "core/config/presets.h"
 #include "core/config/yaml_io.h"
+#include "core/model/load_spec.h"
 
 namespace kvsim {
 namespace {

@@ -5,9 +5,10 @@
 
 #include <algorithm>
 
-#include "core/model/preset_loader.h"
 #include "core/base/units.h"
 #include "core/config/yaml_io.h"
+#include "core/model/device_config.h"
+#include "core/model/load_spec.h"
 
 namespace kvsim {
 namespace {

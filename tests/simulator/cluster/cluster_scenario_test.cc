@@ -9,8 +9,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/model/link_spec.h"
 #include "core/config/presets.h"
+#include "core/model/link_spec.h"
+#include "core/model/load_spec.h"
 #include "simulator/cluster/cluster_summary.h"
 #include "simulator/cluster/kv_tiers.h"
 #include "simulator/simulation.h"

@@ -7,7 +7,7 @@
 
 #include <fstream>
 
-#include "core/config/presets.h"
+#include "core/model/load_spec.h"
 #include "simulator/cost/calibration_file.h"
 #include "simulator/cost/make_cost_model.h"
 

@@ -9,7 +9,7 @@
 #include <random>
 #include <string>
 
-#include "core/config/presets.h"
+#include "core/model/load_spec.h"
 #include "simulator/cost/batch_spec.h"
 #include "simulator/cost/calibrate.h"
 #include "simulator/cost/layer_kind_costs.h"

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <map>
 
-#include "core/config/presets.h"
+#include "core/model/load_spec.h"
 #include "simulator/cost/vidur_profile.h"
 #include "tests/simulator/cost/tiny_shapes.h"
 #include "tests/test_data.h"

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/config/presets.h"
+#include "core/model/load_spec.h"
 #include "simulator/cost/batch_spec.h"
 #include "simulator/cost/vidur_profile.h"
 #include "tests/test_data.h"

@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
+#include "core/base/units.h"
 #include "core/model/device_spec.h"
 #include "core/model/model_spec.h"
-#include "core/base/units.h"
 
 namespace kvsim::sim::cost_test {
 

@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/config/presets.h"
 #include "core/base/units.h"
+#include "core/model/load_spec.h"
 #include "simulator/cost/roofline_cost_model.h"
 #include "simulator/output/metrics.h"
 #include "tests/simulator/sim_test_util.h"

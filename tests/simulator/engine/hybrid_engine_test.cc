@@ -1,5 +1,5 @@
-// The engine over a hybrid model's KV cache groups (core/cache/kv_cache_coordinator.h): a full and a
-// sliding-window group sharing one pool, under load. After every iteration the pool and table
+// The engine over a hybrid model's KV cache groups (core/cache/kv_cache_coordinator.h): a full and
+// a sliding-window group sharing one pool, under load. After every iteration the pool and table
 // invariants hold, no sliding-window table holds more blocks than the window and a chunk need,
 // and the run preempts, hits shared prefixes and ends with every block free.
 #include <gtest/gtest.h>

@@ -6,10 +6,10 @@
 
 #include <string>
 
+#include "core/base/status.h"
 #include "core/config/config_node.h"
 #include "core/model/device_spec.h"
 #include "core/model/model_config.h"
-#include "core/base/status.h"
 
 namespace kvsim {
 

@@ -1,8 +1,8 @@
-#include "core/model/preset_loader.h"
+#include "core/model/device_config.h"
 
-#include "core/config/config_reader.h"
 #include "core/base/enum_names.h"
 #include "core/base/units.h"
+#include "core/config/config_reader.h"
 
 namespace kvsim {
 namespace {
