@@ -6,7 +6,9 @@
 
 #include "core/config/presets.h"
 #include "core/model/device_config.h"
+#include "core/model/hf_config.h"
 #include "core/model/load_spec.h"
+#include "core/model/model_config.h"
 
 namespace kvsim {
 namespace {
@@ -31,9 +33,16 @@ std::optional<std::string> preset_for(const std::string& logged) {
 }
 
 // A preset by name stays a name in a deployment; a file is inlined so the deployment
-// stands alone.
+// stands alone: a model or device YAML as its map, a Hugging Face config.json as the model map
+// the importer makes of it (what `kvsim model import` prints), which loads back to the same
+// ModelSpec (the raw config.json is not a kvsim model map).
 StatusOr<ConfigNode> reference_node(PresetKind kind, const std::string& name_or_path) {
   if (!looks_like_path(name_or_path)) return ConfigNode::scalar(name_or_path);
+  if (kind == PresetKind::kModel && is_hf_config_path(name_or_path)) {
+    KVSIM_ASSIGN_OR_RETURN(const HfImport imported,
+                           import_hf_config_file(name_or_path, preset_stem(name_or_path)));
+    return model_to_config(imported.model, imported.description);
+  }
   return load_preset_node(kind, name_or_path);
 }
 

@@ -86,10 +86,9 @@ std::string deployment_yaml(const Deployment& d) {
   tree.set("set_aside_bytes",
            ConfigNode::scalar(std::to_string(d.engine.measured_set_aside_bytes.value_or(0))));
   if (d.logged.is_map()) tree.set("logged", d.logged);
-  return "# kvsim deployment (core/engine/deployment.h): the engine's measured set-aside "
-         "reproduces the\n"
-         "# logged KV cache; kvsim capacity --deployment FILE, or deployment: FILE in a "
-         "scenario.\n" +
+  return "# kvsim deployment (core/engine/deployment.h): the engine's measured set-aside\n"
+         "# reproduces the logged KV cache; kvsim capacity --deployment FILE, or deployment:\n"
+         "# FILE in a scenario.\n" +
          to_yaml(tree);
 }
 

@@ -20,6 +20,7 @@ namespace {
 
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct LogCase {
   std::string id;
@@ -95,6 +96,36 @@ TEST(CalibrateCliTest, EveryRealLogIsReproducedExactly) {
     ASSERT_EQ(replay.exit_code, 0) << replay.err;
     const json capacity = json::parse(replay.out, nullptr, /*allow_exceptions=*/false);
     EXPECT_EQ(capacity["num_blocks"].get<uint64_t>(), calibrated["num_blocks"].get<uint64_t>());
+  }
+  std::filesystem::remove(deployment);
+}
+
+// The deployment file round-trips however the model was named: a preset, a model YAML and a
+// Hugging Face config.json (which the file holds as the importer's model map, not the raw
+// config) each give `kvsim capacity --deployment` the log's pool, and every line of the file
+// ends where it should (the logged figures, then nothing).
+TEST(CalibrateCliTest, DeploymentsRoundTripForAPresetAModelYamlAndAConfigJson) {
+  const auto log = data_root() / "startup_logs" / "v1_0.31.0_llama31-8b_a100.log";
+  const auto deployment = std::filesystem::temp_directory_path() /
+                          ("kvsim_round_trip_" + std::to_string(::getpid()) + ".yaml");
+  const std::vector<std::string> models = {
+      "llama-3.1-8b", (data_root() / "engine_memory" / "models" / "llama-3.1-8b.yaml").string(),
+      (source_dir() / "presets" / "hf" / "meta-llama__Llama-3.1-8B-Instruct.json").string()};
+  for (const std::string& model : models) {
+    SCOPED_TRACE(model);
+    const CliResult calibrated = run_kvsim("calibrate --from-log " + log.string() + " --model " +
+                                           model + " --device a100-80g -o " + deployment.string());
+    ASSERT_EQ(calibrated.exit_code, 0) << calibrated.err;
+    const CliResult replay = run_kvsim("capacity --deployment " + deployment.string() + " --json");
+    ASSERT_EQ(replay.exit_code, 0) << replay.err;
+    const json capacity = json::parse(replay.out, nullptr, /*allow_exceptions=*/false);
+    EXPECT_EQ(capacity["max_tokens"].get<uint64_t>(), 460'496u);  // the log's KV cache size
+    const std::string text = read_text_file(deployment);
+    EXPECT_THAT(text, Not(HasSubstr("architectures")));  // no raw config.json
+    ASSERT_FALSE(text.empty());
+    EXPECT_EQ(text.back(), '\n');
+    EXPECT_THAT(text, HasSubstr("\nlogged:\n"));
+    EXPECT_THAT(text, HasSubstr("\n  model: meta-llama/Llama-3.1-8B-Instruct\n"));
   }
   std::filesystem::remove(deployment);
 }
