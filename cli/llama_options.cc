@@ -3,7 +3,11 @@
 namespace kvsim::cli {
 
 void add_llama_options(CLI::App* command, LlamaOptions* options) {
-  command->add_option("--checkpoint", options->checkpoint, "llama2.c checkpoint (model.bin)")
+  command
+      ->add_option(
+          "--checkpoint", options->checkpoint,
+          "llama2.c checkpoint (model.bin: llama2.c's export.py --version 0, fp32; default: "
+          "kvsim's bundled kjv-tiny)")
       ->capture_default_str();
   command->add_option("--tokenizer", options->tokenizer, "llama2.c tokenizer.bin")
       ->capture_default_str();

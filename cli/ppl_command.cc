@@ -23,6 +23,23 @@ struct PplOptions {
   bool json = false;
 };
 
+// Which model was measured, and how to measure another: any llama2.c checkpoint.
+void print_model(const kernels::PplJobResult& result) {
+  const kernels::LlamaConfig& c = result.model;
+  std::printf("Model    %s: %s\n", result.checkpoint.c_str(),
+              kernels::is_bundled_checkpoint(result.checkpoint)
+                  ? "kvsim's bundled kjv-tiny, a LLaMA trained on the King James Bible"
+                  : "a llama2.c checkpoint");
+  std::printf(
+      "         %u layers, dim %u, %u query / %u KV heads, FFN %u, vocab %u, %u positions, "
+      "%s parameters\n",
+      c.n_layers, c.dim, c.n_heads, c.n_kv_heads, c.hidden_dim, c.vocab_size, c.seq_len,
+      format_count(c.num_params()).c_str());
+  std::printf(
+      "         another model: --checkpoint model.bin --tokenizer tokenizer.bin in "
+      "llama2.c's format (export.py --version 0, fp32)\n\n");
+}
+
 void print_text(const kernels::PerplexityReport& report, uint32_t ctx) {
   std::printf("Perplexity over %s tokens, windows of %u tokens from BOS\n\n",
               format_count(report.tokens).c_str(), ctx);
@@ -51,8 +68,9 @@ int run_ppl(const PplOptions& o) {
   auto result = kernels::run_ppl_job(job);
   if (!result.is_ok()) return report_error(result.status());
   if (o.json) {
-    std::printf("%s\n", kernels::perplexity_report_json(result->report).dump(2).c_str());
+    std::printf("%s\n", kernels::ppl_job_json(*result).dump(2).c_str());
   } else {
+    print_model(*result);
     print_text(result->report, result->ctx);
   }
   return kExitOk;

@@ -44,6 +44,14 @@ struct LlamaConfig {
 
   uint32_t head_dim() const { return dim / n_heads; }
   uint32_t kv_dim() const { return n_kv_heads * head_dim(); }
+  // The weights the checkpoint holds (the layout above, RoPE tables excluded): the embedding,
+  // per layer two norms, wq, wk, wv, wo and w1, w2, w3, the final norm, and the classifier
+  // when it is not shared.
+  uint64_t num_params() const {
+    const uint64_t d = dim, kv = kv_dim(), h = hidden_dim, v = vocab_size;
+    const uint64_t per_layer = 2 * d + 2 * d * d + 2 * kv * d + 3 * h * d;
+    return v * d + n_layers * per_layer + d + (shared_classifier ? 0 : v * d);
+  }
 };
 
 struct LlamaWeights {

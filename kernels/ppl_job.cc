@@ -101,9 +101,15 @@ StatusOr<PplJobResult> run_ppl_job(const PplJob& job, const PerplexityHooks& hoo
   const std::vector<int> tokens = ppl_tokens(*loaded.tokenizer, text, job.max_tokens);
   PplJobResult result;
   result.ctx = job.ctx == 0 ? loaded.model->config().seq_len : job.ctx;
+  result.checkpoint = job.checkpoint;
+  result.model = loaded.model->config();
   KVSIM_ASSIGN_OR_RETURN(
       result.report, measure_perplexity(*loaded.model, tokens, {job.ctx, store}, policies, hooks));
   return result;
+}
+
+bool is_bundled_checkpoint(const std::string& checkpoint) {
+  return checkpoint == kDefaultCheckpoint;
 }
 
 std::map<std::string, double> ppl_job_metrics(const PerplexityReport& report) {

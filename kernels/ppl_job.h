@@ -56,8 +56,13 @@ std::vector<int> ppl_tokens(const Tokenizer& tokenizer, const std::string& text,
 
 struct PplJobResult {
   PerplexityReport report;
-  uint32_t ctx = 0;  // the window length used
+  uint32_t ctx = 0;        // the window length used
+  std::string checkpoint;  // the model measured: its checkpoint as given (a "data:" path or a
+  LlamaConfig model;       // file) and its shape
 };
+
+// True when `checkpoint` is the bundled kjv-tiny model (kDefaultCheckpoint).
+bool is_bundled_checkpoint(const std::string& checkpoint);
 
 // `hooks` follow and stop the measurement (the GUI's progress bar and Cancel).
 StatusOr<PplJobResult> run_ppl_job(const PplJob& job, const PerplexityHooks& hooks = {});

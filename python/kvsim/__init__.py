@@ -73,7 +73,8 @@ def layout(model, device="", *, dtype=None, block_size=None, locate=None):
 def ppl(policies, *, budgets=None, checkpoint=None, tokenizer=None, text=None, kv_layout=None,
         kv_dtype=None, block_size=None, ctx=None, max_tokens=None, progress=None):
     """Perplexity of a text under KV cache policies, each against full attention:
-    `kvsim ppl --json` as a dict ({"tokens": n, "results": [one dict per policy, full first]}).
+    `kvsim ppl --json` as a dict ({"model": the checkpoint measured and its shape, "tokens": n,
+    "results": [one dict per policy, full first]}).
 
     policies: specs as the CLI's --policy ("full", "window:W", "sink:S,W", "h2o:H,R", "int8",
     "int4:G,R"), a string or a list; budgets: cache budgets in tokens (each evicting policy

@@ -79,7 +79,7 @@ std::string ppl_json(const kernels::PplJob& job, const std::optional<ShareFn>& p
   StatusOr<kernels::PplJobResult> result =
       python.run([&] { return kernels::run_ppl_job(job, hooks); });
   python.rethrow();
-  return kernels::perplexity_report_json(value_or_raise(std::move(result)).report).dump();
+  return kernels::ppl_job_json(value_or_raise(std::move(result))).dump();
 }
 
 // `kvsim sweep SPEC --out out_dir --jobs jobs`: the sweep's folder (summary.csv, points/).

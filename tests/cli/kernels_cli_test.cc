@@ -114,6 +114,42 @@ TEST(PplCliTest, JsonHasTheDocumentedKeysAndFullEqualsWindowOfTheContext) {
   EXPECT_EQ(pair["results"][0]["ppl"], pair["results"][1]["ppl"]);
 }
 
+// The output names the model it measured, its shape and size, and how to measure another.
+TEST(PplCliTest, NamesTheModelItMeasuredAndHowToGiveAnother) {
+  const TinyModelFiles files("pplmodel");
+  {
+    std::ofstream text(files.dir() / "text.txt");
+    text << "the quick brown fox jumps over the lazy dog.";
+  }
+  const std::string args = "ppl " + model_args(files) + " --text " +
+                           (files.dir() / "text.txt").string() + " --ctx 16 --policy full";
+  const CliResult text = run_kvsim(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  // tiny_config(): vocab 262 x dim 32 + 2 layers x (2 norms + wq, wo 32x32 + wk, wv 16x32 +
+  // w1, w2, w3 48x32) + the final norm = 8,384 + 2 x 7,744 + 32.
+  EXPECT_THAT(text.out, StartsWith("Model    " + files.checkpoint().string() +
+                                   ": a llama2.c checkpoint\n         2 layers, dim 32, 4 query / "
+                                   "2 KV heads, FFN 48, vocab 262, 64 positions, 23,904 "
+                                   "parameters\n"));
+  EXPECT_THAT(text.out, HasSubstr("another model: --checkpoint model.bin --tokenizer"));
+  const CliResult json_run = run_kvsim(args + " --json");
+  ASSERT_EQ(json_run.exit_code, 0) << json_run.err;
+  const json out = json::parse(json_run.out, nullptr, false);
+  EXPECT_EQ(out["model"]["params"], 23'904);
+  EXPECT_EQ(out["model"]["bundled"], false);
+  EXPECT_EQ(out["model"]["layers"], 2);
+  EXPECT_EQ(out["model"]["checkpoint"], files.checkpoint().string());
+}
+
+// The bundled model is named as such, with the size its SOURCES.md gives (759,296).
+TEST(PplCliTest, NamesTheBundledModel) {
+  KVSIM_REQUIRE_DATA("models/kjv-tiny/model.bin");
+  const CliResult r = run_kvsim("ppl --policy full --max-tokens 64");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("kvsim's bundled kjv-tiny"));
+  EXPECT_THAT(r.out, HasSubstr("759,296 parameters"));
+}
+
 TEST(PplCliTest, BadFilesAndOptionsExitWithTwoAndSayWhy) {
   const TinyModelFiles files("pplbad");
   const std::string text = " --text " + files.tokenizer().string();
