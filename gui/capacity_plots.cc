@@ -104,6 +104,7 @@ void show_memory_breakdown(PlotPanel* panel, const CapacityViewData& data) {
   }
   plot->yAxis->setRange(0, top * 1.3 + 1);
   plot->xAxis->grid()->setVisible(false);
+  set_title(plot, "What each device's memory holds");
   show_legend(plot, Qt::AlignTop | Qt::AlignLeft);
   plot->replot();
   panel->set_table([data] { return memory_table(data); });
@@ -135,6 +136,7 @@ void show_max_sequences(PlotPanel* panel, const CapacityViewData& data) {
   plot->yAxis->setLabel("max concurrent sequences");
   plot->xAxis->setRange(100, max_x * 1.3);
   plot->yAxis->setRange(0.8, max_y * 3);
+  set_title(plot, "Max concurrent sequences by sequence length");
   show_legend(plot);
   plot->replot();
   panel->set_table([data] { return max_sequences_table(data); });

@@ -57,9 +57,9 @@ void show_cost(PlotPanel* panel, const SimRun& run) {
     }
     auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
     bars->setName(QString::fromStdString(names[k]));
-    const QColor color = series_color(static_cast<int>(k));
+    const QColor color = distinct_color(static_cast<int>(k), static_cast<int>(names.size()));
     bars->setPen(QPen(color.darker(130)));
-    bars->setBrush(k % 16 < 8 ? color : color.lighter(150));
+    bars->setBrush(color);
     bars->setWidth(0.6);
     bars->setData(keys, values, true);
     if (below != nullptr) bars->moveAbove(below);
@@ -71,8 +71,8 @@ void show_cost(PlotPanel* panel, const SimRun& run) {
   double top = 0;
   for (const sim::ExplainedBatch& b : batches) top = std::max(top, b.cost.total_s * 1e3);
   plot->yAxis->setRange(0, top * 1.1 + 1e-9);
+  set_title(plot, "Iteration time of typical batches, stacked by operator");
   show_legend(plot);
-  plot->legend->setFont(QFont(plot->legend->font().family(), 7));
   plot->replot();
   panel->set_table([batches] { return cost_table(batches); });
 }

@@ -1,5 +1,7 @@
 #include "gui/layout_model.h"
 
+#include <fmt/format.h>
+
 #include "core/base/enum_names.h"
 #include "core/engine/capacity.h"
 #include "core/model/load_spec.h"
@@ -104,6 +106,34 @@ CellGrid nz_grid(const BlockLayout& layout, uint32_t slot, uint32_t head, uint32
   const GridCell picked = nz_cell(layout, slot, head, dim);
   grid.cells[uint64_t{picked.row} * grid.width + picked.column] = CellKind::kPicked;
   return grid;
+}
+
+std::string nd_pick_text(const LayoutViewData& data) {
+  return fmt::format(
+      "picked element: column {} (head {} x {} + dim {}), row {}, offset {} elements",
+      uint64_t{data.head} * data.layout.head_dim + data.dim, data.head, data.layout.head_dim,
+      data.dim, data.slot, data.nd_offset);
+}
+
+std::string nz_pick_text(const LayoutViewData& data) {
+  const uint64_t column = uint64_t{data.head} * data.layout.head_dim + data.dim;
+  const uint32_t n0 = data.layout.nz_width;
+  return fmt::format(
+      "picked element: column {} = fractal {}, column {} of its {}; row {}; offset {} elements",
+      column, column / n0, column % n0, n0, data.slot, data.nz_offset);
+}
+
+std::vector<GridCell> nz_memory_path(const LayoutViewData& data) {
+  const BlockLayout& layout = data.layout;
+  const uint32_t n0 = layout.nz_width;
+  const uint64_t fractal = (uint64_t{data.head} * layout.head_dim + data.dim) / n0;
+  const auto x0 = static_cast<uint32_t>(fractal * nz_tile_stride(layout));
+  std::vector<GridCell> path;
+  for (uint32_t row = 0; row < layout.nz_padded_block(); ++row) {
+    for (uint32_t column = 0; column < n0; ++column) path.push_back({x0 + column, row});
+  }
+  if (fractal + 1 < layout.nz_fractal_columns()) path.push_back({x0 + nz_tile_stride(layout), 0});
+  return path;
 }
 
 StatusOr<LayoutViewData> compute_layout_view(const LayoutViewInput& input) {

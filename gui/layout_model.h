@@ -93,6 +93,17 @@ GridCell nz_cell(const BlockLayout& layout, uint32_t slot, uint32_t head, uint32
 std::optional<uint64_t> nd_cell_offset(const BlockLayout& layout, GridCell cell);
 std::optional<uint64_t> nz_cell_offset(const BlockLayout& layout, GridCell cell);
 
+// The picked element as each panel names it: its logical column (head x head_dim + dim), for
+// NZ also its fractal and its column inside it, the row and the offset. The NZ grid draws a
+// gap column between fractals, so a drawn x is not a column: these never print one.
+std::string nd_pick_text(const LayoutViewData& data);
+std::string nz_pick_text(const LayoutViewData& data);
+
+// The order that defines NZ, over the picked element's fractal: its cells in memory order
+// (row 0 left to right, then row 1, ..., the padding rows last; n0 x padded_block cells), then
+// the first cell of the next fractal, which memory reaches next (absent for the last one).
+std::vector<GridCell> nz_memory_path(const LayoutViewData& data);
+
 // Name of a cell kind for the CSV: "head_even", "head_odd", "padding", "gap", "picked".
 std::string_view cell_kind_name(CellKind kind);
 

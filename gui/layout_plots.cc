@@ -42,7 +42,7 @@ CsvTable grid_table(const CellGrid& grid, const OffsetFn& offset) {
 
 // Frames the picked cell and draws dashed cross-hairs through it, so that it stays visible
 // when a cell is narrower than a pixel; the frame grows with the grid.
-void frame_cell(QCustomPlot* plot, const CellGrid& grid, GridCell cell, uint64_t offset) {
+void frame_cell(QCustomPlot* plot, const CellGrid& grid, GridCell cell, const QString& text) {
   const double margin_x = 0.5 + grid.width / 150.0;
   const double margin_y = 0.5 + grid.height / 40.0;
   const QPen cross_pen(QColor(0, 0, 0, 150), 1, Qt::DashLine);
@@ -63,13 +63,30 @@ void frame_cell(QCustomPlot* plot, const CellGrid& grid, GridCell cell, uint64_t
   label->position->setType(QCPItemPosition::ptAxisRectRatio);
   label->position->setCoords(0.01, -0.01);
   label->setClipToAxisRect(false);
-  label->setText(QString("picked element: column %1, row %2, offset %3 elements")
-                     .arg(cell.column)
-                     .arg(cell.row)
-                     .arg(offset));
+  label->setText(text);
 }
 
-void show_grid(PlotPanel* panel, const CellGrid& grid, GridCell picked, uint64_t picked_offset,
+// The memory order through the picked element's fractal (its first `in_fractal` cells of
+// `path`): a thin line from cell to cell as the bytes follow each other, ending in an arrow to
+// the next fractal (the path's last cell, when it has one more).
+void draw_memory_path(QCustomPlot* plot, const std::vector<GridCell>& path, size_t in_fractal) {
+  if (path.empty() || in_fractal == 0 || in_fractal > path.size()) return;
+  auto* curve = new QCPCurve(plot->xAxis, plot->yAxis);
+  curve->setName("memory order");
+  const QColor ink(170, 0, 0);
+  curve->setPen(QPen(ink, 1.2));
+  curve->removeFromLegend();
+  for (size_t i = 0; i < in_fractal; ++i) curve->addData(path[i].column, path[i].row);
+  if (in_fractal < path.size()) {
+    auto* next = new QCPItemLine(plot);
+    next->start->setCoords(path[in_fractal - 1].column, path[in_fractal - 1].row);
+    next->end->setCoords(path.back().column, path.back().row);
+    next->setPen(QPen(ink, 1.5));
+    next->setHead(QCPLineEnding::esSpikeArrow);
+  }
+}
+
+void show_grid(PlotPanel* panel, const CellGrid& grid, GridCell picked, const QString& picked_text,
                const QString& x_label, const OffsetFn& offset) {
   QCustomPlot* plot = panel->plot();
   clear_plot(plot);
@@ -87,7 +104,7 @@ void show_grid(PlotPanel* panel, const CellGrid& grid, GridCell picked, uint64_t
   }
   map->setGradient(cell_gradient());
   map->setDataRange(QCPRange(0, kLastKind));
-  frame_cell(plot, grid, picked, picked_offset);
+  frame_cell(plot, grid, picked, picked_text);
   set_integer_axis(plot->xAxis);
   set_integer_axis(plot->yAxis);
   plot->xAxis->setLabel(x_label);
@@ -103,16 +120,21 @@ void show_grid(PlotPanel* panel, const CellGrid& grid, GridCell picked, uint64_t
 
 void show_nd_block(PlotPanel* panel, const LayoutViewData& data) {
   const BlockLayout layout = data.layout;
-  show_grid(panel, data.nd, data.nd_picked, data.nd_offset,
+  show_grid(panel, data.nd, data.nd_picked, QString::fromStdString(nd_pick_text(data)),
             "column = head x head_dim + dim (memory runs along each row)",
             [layout](GridCell cell) { return nd_cell_offset(layout, cell); });
 }
 
 void show_nz_block(PlotPanel* panel, const LayoutViewData& data) {
   const BlockLayout layout = data.layout;
-  show_grid(panel, data.nz, data.nz_picked, data.nz_offset,
-            QString("fractal columns of n0 = %1, one after another in memory").arg(layout.nz_width),
+  show_grid(panel, data.nz, data.nz_picked, QString::fromStdString(nz_pick_text(data)),
+            QString("fractals of n0 = %1 columns, drawn apart; memory runs row by row through a "
+                    "fractal (the line), then on to the next")
+                .arg(layout.nz_width),
             [layout](GridCell cell) { return nz_cell_offset(layout, cell); });
+  draw_memory_path(panel->plot(), nz_memory_path(data),
+                   layout.nz_width * static_cast<size_t>(layout.nz_padded_block()));
+  panel->plot()->replot();
 }
 
 }  // namespace kvsim::gui

@@ -14,6 +14,17 @@ namespace kvsim::gui {
 // A colour-blind-safe palette (Okabe-Ito), cycled.
 QColor series_color(int index);
 
+// Colour `index` of `count` series that must all differ (a stack of operators): Okabe-Ito's 8
+// when they suffice, else Kelly's 20 colours of maximum contrast, else hues a golden angle
+// apart at alternating lightness. Never two alike for index < count.
+QColor distinct_color(int index, int count);
+
+// The chart's title, bold, above everything it holds (axis rects side by side included).
+void set_title(QCustomPlot* plot, const QString& title);
+
+// The title set_title gave the chart, or "" without one.
+QString plot_title(const QCustomPlot* plot);
+
 // Clears every plottable, item and legend entry of a chart, keeping axes settings.
 void clear_plot(QCustomPlot* plot);
 
@@ -29,7 +40,11 @@ void set_integer_axis(QCPAxis* axis);
 // A linear axis with plain ticks (undoes set_log_axis).
 void set_linear_axis(QCPAxis* axis);
 
-// A legend in the top right corner with a translucent background.
-void show_legend(QCustomPlot* plot, Qt::Alignment alignment = Qt::AlignTop | Qt::AlignRight);
+// A legend in the top right corner with a translucent background, in a font of at least
+// kLegendPointSize; `columns` > 1 lays its entries out in that many columns (1 keeps the
+// legend's own arrangement).
+inline constexpr int kLegendPointSize = 9;
+void show_legend(QCustomPlot* plot, Qt::Alignment alignment = Qt::AlignTop | Qt::AlignRight,
+                 int columns = 1);
 
 }  // namespace kvsim::gui

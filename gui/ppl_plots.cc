@@ -91,6 +91,7 @@ void show_ppl(PlotPanel* panel, const PplStudy& study) {
   plot->yAxis2->setNumberPrecision(0);
   plot->yAxis2->setLabel("KV bytes saved per sequence vs full");
   plot->yAxis2->setRange(0, max_saved * 1.1);
+  set_title(plot, "Perplexity and KV bytes saved by cache budget, per policy");
   show_legend(plot);
   plot->replot();
   const kernels::PerplexityReport report = study.report;

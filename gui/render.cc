@@ -8,6 +8,7 @@
 #include <QPixmap>
 #include <QWidget>
 
+#include "core/cache/block_demo.h"
 #include "gui/block_demo_view.h"
 #include "gui/capacity_view.h"
 #include "gui/job_runner.h"
@@ -79,11 +80,36 @@ void render_ppl(const QDir& out, uint64_t max_tokens, Outcome* outcome, QStringL
                path, written);
 }
 
+QString step_file_name(size_t step) {
+  return QString("blocks-step-%1.png").arg(step + 1, 2, 10, QChar('0'));
+}
+
+// Every step of the blocks demo under `eviction`, each its own picture.
+void render_block_steps(const QString& eviction, const QDir& out, Outcome* outcome,
+                        QStringList* written) {
+  BlockDemoView view;
+  view.set_eviction(eviction);
+  if (!view.data()) {
+    outcome->fail(view_error(view.error_text()), "blocks-step-*.png");
+    return;
+  }
+  for (size_t step = 0; step < view.data()->steps.size(); ++step) {
+    view.set_step(static_cast<int>(step));
+    const QString path = out.filePath(step_file_name(step));
+    outcome->add(save_view_png(&view, kRenderStepSize, path), path, written);
+  }
+}
+
 }  // namespace
 
 QStringList render_file_names() {
-  return {"capacity.png", "memory.png", "throughput.png", "latency.png",
-          "cost.png",     "ppl.png",    "layout.png"};
+  QStringList names = {"capacity.png", "memory.png", "throughput.png", "latency.png",
+                       "cost.png",     "ppl.png",    "layout.png"};
+  const auto demo = run_block_demo();
+  for (size_t step = 0; demo.is_ok() && step < demo->steps.size(); ++step) {
+    names << step_file_name(step);
+  }
+  return names;
 }
 
 Status save_view_png(QWidget* view, QSize size, const QString& path) {
@@ -131,6 +157,7 @@ Status render_all(const QString& scenario, const QString& out_dir, QStringList* 
         view_error(teaching.layout_view()->error_text() + teaching.block_demo_view()->error_text());
     outcome.add(shown.is_ok() ? save_view_png(&teaching, kRenderViewSize, layout_path) : shown,
                 layout_path, written);
+    render_block_steps(QString::fromStdString(views->eviction), out, &outcome, written);
   }
   return outcome.status();
 }

@@ -15,6 +15,8 @@
 //   layout.png      the Cache and layout view (kRenderViewSize): the blocks demo at the first
 //                   step with a prefix hit and an eviction (the scenario's eviction policy), and
 //                   one block of the scenario's model, device, KV dtype and block size in ND/NZ
+//   blocks-step-NN.png  the blocks demo alone (kRenderStepSize) at each of its steps, 01 first:
+//                   the whole `kvsim blocks --demo` story, one picture a step
 #pragma once
 
 #include <QSize>
@@ -30,11 +32,13 @@ namespace kvsim::gui {
 
 inline constexpr QSize kRenderViewSize{1600, 1000};
 inline constexpr QSize kRenderChartSize{1200, 700};
+inline constexpr QSize kRenderStepSize{700, 1000};
 
-// The seven file names, in the order they are written.
+// The file names, in the order they are written: the seven views, then one picture per step
+// of the blocks demo.
 QStringList render_file_names();
 
-// Writes the seven pictures into `out_dir` (created). Every picture is attempted; the first
+// Writes the pictures into `out_dir` (created). Every picture is attempted; the first
 // failure is returned. `written` gets the paths written.
 Status render_all(const QString& scenario, const QString& out_dir, QStringList* written,
                   uint64_t ppl_max_tokens);

@@ -40,7 +40,9 @@ void append_rows(CsvTable* table, const std::string& run, const Series& x,
   }
 }
 
-void finish(QCustomPlot* plot, const QString& x_label, const QString& y_label) {
+void finish(QCustomPlot* plot, const QString& title, const QString& x_label,
+            const QString& y_label) {
+  set_title(plot, title);
   set_linear_axis(plot->xAxis);
   set_linear_axis(plot->yAxis);
   plot->xAxis->setLabel(x_label);
@@ -129,7 +131,7 @@ void show_kv_blocks(PlotPanel* panel, const SimRun& a, const SimRun* b) {
     add_line(plot->xAxis, plot->yAxis, "B used + cached free", t.time_s,
              sum(t.kv_blocks_used, t.kv_blocks_cached_free), QColor(0, 100, 60), Qt::DashLine);
   }
-  finish(plot, "simulated time (s)", "KV blocks");
+  finish(plot, "KV cache blocks over time", "simulated time (s)", "KV blocks");
   set_series_table(panel, a, b,
                    {{"kv_blocks_used", &RunSeries::kv_blocks_used},
                     {"kv_blocks_cached_free", &RunSeries::kv_blocks_cached_free},
@@ -148,7 +150,7 @@ void show_requests(PlotPanel* panel, const SimRun& a, const SimRun* b) {
     add_line(plot->xAxis, plot->yAxis, r.tag + " swapped", s.time_s, s.swapped, series_color(3),
              r.style);
   }
-  finish(plot, "simulated time (s)", "requests");
+  finish(plot, "Requests running, waiting and swapped", "simulated time (s)", "requests");
   set_series_table(panel, a, b,
                    {{"running", &RunSeries::running},
                     {"waiting", &RunSeries::waiting},
@@ -165,7 +167,7 @@ void show_throughput(PlotPanel* panel, const SimRun& a, const SimRun* b) {
   }
   add_line(plot->xAxis, plot->yAxis, "A tokens/s computed (prefill + decode)", a.series.time_s,
            a.series.tokens_per_s, series_color(1), Qt::DotLine);
-  finish(plot, "simulated time (s)", "tokens per second");
+  finish(plot, "Throughput over time", "simulated time (s)", "tokens per second");
   set_series_table(panel, a, b,
                    {{"output_tokens_per_s", &RunSeries::output_tokens_per_s},
                     {"tokens_per_s", &RunSeries::tokens_per_s}});
@@ -194,6 +196,7 @@ void show_latency(PlotPanel* panel, const SimRun& a, const SimRun* b) {
     }
     rect->axis(QCPAxis::atBottom)->setRange(0, keys.upper * 1.05 + 1e-9);
   }
+  set_title(plot, "TTFT and TPOT: share of finished requests within a latency");
   show_legend(plot, Qt::AlignBottom | Qt::AlignRight);
   plot->replot();
   set_lazy_table(panel, a, b, [](const SimRun& x, const SimRun* y) {

@@ -32,9 +32,18 @@ LayoutViewInput padded_input() {
 
 QCPColorMap* color_map(QWidget* view, const QString& plot_name) {
   auto* plot = view->findChild<QCustomPlot*>(plot_name);
-  if (plot == nullptr || plot->plottableCount() != 1)
+  if (plot == nullptr || plot->plottableCount() < 1)
     qFatal("no colour map in %s", qPrintable(plot_name));
   return qobject_cast<QCPColorMap*>(plot->plottable(0));
+}
+
+// The texts of a plot's text items.
+QStringList item_texts(QCustomPlot* plot) {
+  QStringList texts;
+  for (int i = 0; i < plot->itemCount(); ++i) {
+    if (auto* text = qobject_cast<QCPItemText*>(plot->item(i))) texts << text->text();
+  }
+  return texts;
 }
 
 int count_kind(const CellGrid& grid, CellKind kind) {
@@ -64,6 +73,38 @@ class LayoutViewTest : public QObject {
     QCOMPARE(data.nz.at(data.nz_picked.column, data.nz_picked.row), CellKind::kPicked);
     QCOMPARE(count_kind(data.nd, CellKind::kPicked), 1);
     QCOMPARE(count_kind(data.nz, CellKind::kPicked), 1);
+  }
+
+  // The NZ panel names the element's real column (the grid draws a gap column between
+  // fractals, so its x, 277 here, is not one) and draws the memory order: the path visits the
+  // picked element's fractal row by row at consecutive offsets, then the next fractal's first.
+  void panels_name_the_real_column_and_draw_the_nz_memory_order() {
+    LayoutView view;
+    view.set_input(padded_input());
+    const LayoutViewData& data = *view.data();
+    QCOMPARE(data.nz_picked.column, 277u);  // fractal 16 drawn at 16 x 17, plus 5
+    const QString nz_text = QString::fromStdString(nz_pick_text(data));
+    QCOMPARE(nz_text, QString("picked element: column 261 = fractal 16, column 5 of its 16; "
+                              "row 0; offset 8197 elements"));
+    QCOMPARE(QString::fromStdString(nd_pick_text(data)),
+             QString("picked element: column 261 (head 2 x 128 + dim 5), row 0, offset 261 "
+                     "elements"));
+    auto* nz_plot = view.findChild<QCustomPlot*>("layout_nz_plot");
+    QVERIFY(nz_plot != nullptr);
+    QVERIFY(item_texts(nz_plot).contains(nz_text));
+    const std::vector<GridCell> path = nz_memory_path(data);
+    QCOMPARE(path.size(), size_t{16 * 32 + 1});  // n0 x padded_block (20 -> 32), then the next
+    for (size_t i = 1; i < path.size(); ++i) {
+      QCOMPARE(*nz_cell_offset(data.layout, path[i]),
+               *nz_cell_offset(data.layout, path[i - 1]) + 1);
+    }
+    QCPCurve* curve = nullptr;
+    for (int i = 0; i < nz_plot->plottableCount(); ++i) {
+      if (auto* c = qobject_cast<QCPCurve*>(nz_plot->plottable(i))) curve = c;
+    }
+    QVERIFY(curve != nullptr);
+    QCOMPARE(curve->name(), QString("memory order"));
+    QCOMPARE(curve->dataCount(), 16 * 32);
   }
 
   void every_nz_cell_offset_is_where_the_layout_puts_it() {

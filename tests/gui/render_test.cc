@@ -21,6 +21,7 @@ namespace {
 bool have_model() { return std::filesystem::exists(data_dir() / "models/kjv-tiny/model.bin"); }
 
 QSize expected_size(const QString& name) {
+  if (name.startsWith("blocks-step-")) return kRenderStepSize;
   return name == "capacity.png" || name == "layout.png" ? kRenderViewSize : kRenderChartSize;
 }
 
@@ -63,6 +64,14 @@ class RenderTest : public QObject {
       QCOMPARE(written.size(), render_file_names().size() - 1);
     }
     check_pictures(QDir(dir.path()));
+  }
+
+  // One picture per step of the blocks demo (11 steps: `kvsim blocks --demo`), after the views.
+  void the_blocks_demo_is_rendered_step_by_step() {
+    const QStringList names = render_file_names();
+    QCOMPARE(names.size(), 7 + 11);
+    QCOMPARE(names[7], QString("blocks-step-01.png"));
+    QCOMPARE(names.back(), QString("blocks-step-11.png"));
   }
 
   void the_binary_renders_headless() {

@@ -9,6 +9,7 @@
 #include <qcustomplot.h>
 
 #include <QElapsedTimer>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -20,6 +21,7 @@
 
 #include "gui/job_runner.h"
 #include "gui/plot_panel.h"
+#include "gui/plot_style.h"
 #include "simulator/simulation.h"
 #include "tests/gui/event_loop_probe.h"
 #include "tests/gui/test_main.h"
@@ -95,6 +97,13 @@ bool wait_for_run(SimulationView& view, JobRunner& runner, size_t runs) {
   return finished.wait(kRunTimeoutMs) && view.runs().size() == runs;
 }
 
+// Opens the default scenario with at most `max_requests` requests and runs it once.
+bool run_default(SimulationView& view, JobRunner& runner, const char* max_requests) {
+  if (!view.open("default")) return false;
+  view.set_field("workload.max_requests", max_requests);
+  return wait_for_run(view, runner, 1);
+}
+
 }  // namespace
 
 class SimulationViewTest : public QObject {
@@ -104,9 +113,7 @@ class SimulationViewTest : public QObject {
   void run_completes_and_charts_hold_what_the_library_returned() {
     JobRunner runner;
     SimulationView view(&runner);
-    QVERIFY(view.open("default"));
-    view.set_field("workload.max_requests", "600");
-    QVERIFY(wait_for_run(view, runner, 1));
+    QVERIFY(run_default(view, runner, "600"));
     const SimRun& run = view.runs()[0];
 
     // The same scenario through run_simulation(), files written: the reference.
@@ -220,6 +227,30 @@ class SimulationViewTest : public QObject {
     QVERIFY(probe.ticks() > 10);
     qInfo("run of %lld ms, longest event-loop gap %lld ms (%lld ms blocked), %d ticks", run_ms,
           probe.max_gap_ms(), probe.max_blocked_ms(), probe.ticks());
+  }
+
+  // Every chart has a title and a legend of at least kLegendPointSize; the cost chart gives
+  // each operator a colour of its own (it cycled 8 colours over ~17 operators).
+  void charts_carry_titles_readable_legends_and_distinct_operator_colours() {
+    JobRunner runner;
+    SimulationView view(&runner);
+    QVERIFY(run_default(view, runner, "300"));
+    for (PlotPanel* panel : view.panels()) {
+      QVERIFY2(!plot_title(panel->plot()).isEmpty(), qPrintable(panel->name() + " has no title"));
+      QVERIFY2(panel->plot()->legend->font().pointSize() >= kLegendPointSize,
+               qPrintable(panel->name()));
+    }
+    QCustomPlot* cost = plot_of(view, "cost");
+    QSet<QRgb> colours;
+    int bars = 0;
+    for (int i = 0; i < cost->plottableCount(); ++i) {
+      if (auto* b = qobject_cast<QCPBars*>(cost->plottable(i))) {
+        colours.insert(b->brush().color().rgb());
+        ++bars;
+      }
+    }
+    QVERIFY(bars > 8);
+    QCOMPARE(colours.size(), bars);
   }
 
   void two_runs_overlay() {
