@@ -127,7 +127,8 @@ void register_capacity_command(CLI::App& app, CommandFn* chosen) {
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   command
       ->add_option("--seq-len", options->seq_len,
-                   "tokens per sequence (default: the model's max positions)")
+                   "tokens per sequence (default: --max-model-len, a deployment's, else the "
+                   "model's max positions)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   command
       ->add_option("--block-size", options->block_size, "tokens per block (default: the device's)")

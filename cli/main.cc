@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "cli/arg_checks.h"
 #include "cli/command.h"
 
 namespace kvsim::cli {
@@ -31,11 +32,16 @@ int run(int argc, char** argv) {
   register_ppl_command(app, &chosen);
   register_cost_command(app, &chosen);
   register_calibrate_command(app, &chosen);
+  forbid_negative_numbers(&app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     const int code = app.exit(error);
-    return code == 0 ? kExitOk : kExitBadInput;
+    if (code == 0) return kExitOk;
+    if (const std::string hint = parse_error_hint(app); !hint.empty()) {
+      std::fprintf(stderr, "%s\n", hint.c_str());
+    }
+    return kExitBadInput;
   }
   return chosen ? chosen() : kExitBadInput;
 }

@@ -129,6 +129,9 @@ void register_simulate_command(CLI::App& app, CommandFn* chosen) {
                       "trace file to replay instead of the scenario's workload");
   command->add_option("--trace-format", options->request.trace_format,
                       "auto, mooncake, azure, burstgpt or csv (default: the scenario's, auto)");
+  command->add_option("--deployment", options->request.deployment,
+                      "a deployment file (kvsim calibrate --from-log -o): its model, device, TP, "
+                      "engine and measured memory replace the scenario's");
   command->add_option("--set", options->request.overrides,
                       "override a scenario field: dotted.key=value (repeatable)");
   command->add_option("--seed", options->request.seed, "seed of the workload's random choices");

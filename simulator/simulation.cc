@@ -42,6 +42,12 @@ StatusOr<ConfigNode> requested_tree(const ScenarioRequest& r) {
   if (!r.trace_format.empty()) overrides.push_back("workload.trace_format=" + r.trace_format);
   if (r.skip_bad_rows) overrides.push_back("workload.skip_bad_rows=true");
   if (r.seed) overrides.push_back(fmt::format("seed={}", *r.seed));
+  if (!r.deployment.empty()) {
+    for (const char* field : {"model", "device", "num_devices", "weight_dtype", "engine"}) {
+      overrides.push_back(std::string(field) + "=null");
+    }
+    overrides.push_back("deployment=" + caller_path(r.deployment));
+  }
   overrides.insert(overrides.end(), r.overrides.begin(), r.overrides.end());
   for (const std::string& assignment : overrides) {
     KVSIM_RETURN_IF_ERROR(apply_override(&tree, assignment));

@@ -40,10 +40,13 @@ struct ScenarioRequest {
   // it in messages and is its default name; relative paths in it resolve against the working
   // directory.
   std::string scenario_yaml;
-  std::string trace;                   // a trace file replacing the workload; "" = the scenario's
-  std::string trace_format;            // auto, mooncake, azure, burstgpt, csv; "" = the scenario's
-  bool skip_bad_rows = false;          // skip (and count) malformed trace rows
-  std::optional<uint64_t> seed;        // the workload's seed; empty = the scenario's
+  std::string trace;             // a trace file replacing the workload; "" = the scenario's
+  std::string trace_format;      // auto, mooncake, azure, burstgpt, csv; "" = the scenario's
+  bool skip_bad_rows = false;    // skip (and count) malformed trace rows
+  std::optional<uint64_t> seed;  // the workload's seed; empty = the scenario's
+  // A deployment file (`kvsim calibrate --from-log ... -o`): it replaces the scenario's model,
+  // device, num_devices, weight_dtype and engine, and its measured figures size the pool.
+  std::string deployment;
   std::vector<std::string> overrides;  // "dotted.key=value", applied last (they win)
 };
 

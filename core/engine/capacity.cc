@@ -148,6 +148,18 @@ StatusOr<CapacityResult> compute_capacity(const ModelSpec& model, const DeviceSp
   if (query.max_num_batched_tokens == 0) {
     return Status::invalid_argument("--max-num-batched-tokens must be >= 1");
   }
+  // vLLM (ModelConfig.verify_with_parallel_config: "Total number of attention heads (...) must
+  // be divisible by tensor parallel size") and SGLang shard the query heads evenly.
+  if (model.num_attention_heads > 0 && model.num_attention_heads % query.tp != 0) {
+    std::vector<uint32_t> valid;
+    for (uint32_t tp = 1; tp <= model.num_attention_heads; ++tp) {
+      if (model.num_attention_heads % tp == 0) valid.push_back(tp);
+    }
+    return Status::invalid_argument(fmt::format(
+        "tensor parallelism {} (--tp, num_devices) must divide the {} attention heads of '{}', "
+        "as vLLM and SGLang require; valid: {}",
+        query.tp, model.num_attention_heads, model.name, fmt::join(valid, ", ")));
+  }
   if (model.attention != AttentionKind::kMla && model.num_kv_heads % query.tp != 0 &&
       query.tp % model.num_kv_heads != 0) {
     return Status::invalid_argument(

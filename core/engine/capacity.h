@@ -54,7 +54,8 @@ struct CapacityQuery {
   uint32_t block_size = 0;            // tokens per block; 0 = the device's default (16 without)
   uint32_t tp = 1;                    // tensor-parallel devices sharing weights and KV heads
   uint64_t batch = 1;                 // sequences, for kv_bytes_for_request
-  uint64_t seq_len = 0;               // tokens per sequence; 0 = the model's max positions
+  uint64_t seq_len = 0;  // tokens per sequence; 0 = the model's max positions (plan_capacity:
+                         // the engine's max_model_len, --max-model-len or a deployment's)
   // Hybrid models: the chunked-prefill budget a sliding-window group's blocks must cover
   // (vLLM's max_num_batched_tokens; core/engine/capacity_plan.h sets the engine's resolved value;
   // 8192 is `vllm serve`'s default on >= 70 GiB GPUs other than the A100, 2048 on the others).

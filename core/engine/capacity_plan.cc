@@ -17,7 +17,11 @@ StatusOr<CapacityPlan> plan_capacity(const ModelSpec& model, const DeviceSpec* d
     if (budget.max_num_batched_tokens > 0) {
       plan.query.max_num_batched_tokens = budget.max_num_batched_tokens;
     }
+    // Without a sequence length the question is about the longest request the engine takes.
+    if (plan.query.seq_len == 0) plan.query.seq_len = budget.max_model_len;
     plan.engine = std::move(budget);
+  } else if (plan.query.seq_len == 0) {
+    plan.query.seq_len = engine.max_model_len;  // 0 (the model's max positions) unless given
   }
   KVSIM_ASSIGN_OR_RETURN(plan.capacity, compute_capacity(model, device, plan.query));
   // engine_kv_report counts one block table per request; a hybrid pool's log lines follow

@@ -195,7 +195,7 @@ def _read_table(path):
 
 
 def simulate(scenario, set=None, *, trace=None, trace_format=None, skip_bad_rows=False,
-             seed=None, progress=None):
+             seed=None, deployment=None, progress=None):
     """Runs a scenario as `kvsim simulate` does; returns a Result.
 
     scenario: a preset name, a YAML file, or a dict of the same fields ({"model": "llama3-8b",
@@ -203,7 +203,9 @@ def simulate(scenario, set=None, *, trace=None, trace_format=None, skip_bad_rows
     directory; errors name "<scenario dict>:line:column" of the dict as JSON, one key a line).
 
     set: overrides, {"cache.block_size": 32} or ["cache.block_size=32"] (the CLI's --set);
-    trace: a trace file replacing the workload; seed: the workload's seed; progress: called
+    trace: a trace file replacing the workload; seed: the workload's seed; deployment: a file
+    of `kvsim calibrate --from-log ... -o` whose model, device, TP, engine and measured memory
+    replace the scenario's (the CLI's --deployment); progress: called
     with the share of the workload done, in [0, 1], while the run goes on (a share, not
     (done, total): a trace's request count is known only once it has been read through).
     Ctrl-C stops the run (KeyboardInterrupt); the GIL is released while it runs.
@@ -212,7 +214,7 @@ def simulate(scenario, set=None, *, trace=None, trace_format=None, skip_bad_rows
     with tempfile.TemporaryDirectory(prefix="kvsim-") as out_dir:
         text, columns = _kvsim.simulate_run(name, scenario_yaml, _overrides(set), trace or "",
                                             trace_format or "", bool(skip_bad_rows), seed,
-                                            out_dir, progress)
+                                            deployment or "", out_dir, progress)
         if columns is not None:  # a lone engine: its tables, kept in memory
             tables = {stem: _frame(table) for stem, table in columns.items()}
         else:  # a cluster: the CSV files it wrote

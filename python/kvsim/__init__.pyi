@@ -43,4 +43,5 @@ class Result:
 def simulate(scenario: Source, set: Union[Mapping[str, Scalar], Sequence[str], None] = ..., *,
              trace: Optional[str] = ..., trace_format: Optional[str] = ...,
              skip_bad_rows: bool = ..., seed: Optional[int] = ...,
+             deployment: Optional[str] = ...,
              progress: Optional[Callable[[float], None]] = ...) -> Result: ...

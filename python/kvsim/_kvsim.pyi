@@ -18,8 +18,8 @@ def layout_json(model: str, device: str, dtype: Optional[str], block_size: Optio
 # (summary JSON, {"requests": {column: array}, "timeseries": ...}), or (summary JSON, None) for
 # a cluster, whose CSV files are in out_dir.
 def simulate_run(scenario: str, scenario_yaml: str, overrides: list[str], trace: str,
-                 trace_format: str, skip_bad_rows: bool, seed: Optional[int], out_dir: str,
-                 progress: Optional[Callable[[float], None]]
+                 trace_format: str, skip_bad_rows: bool, seed: Optional[int], deployment: str,
+                 out_dir: str, progress: Optional[Callable[[float], None]]
                  ) -> tuple[str, Optional[dict[str, dict[str, Any]]]]: ...
 def ppl_json(policies: list[str], budgets: list[int], checkpoint: Optional[str],
              tokenizer: Optional[str], text: Optional[str], kv_layout: Optional[str],

@@ -122,14 +122,15 @@ void def_runs(py::module_& m) {
       [](const std::string& scenario, const std::string& scenario_yaml,
          const std::vector<std::string>& overrides, const std::string& trace,
          const std::string& trace_format, bool skip_bad_rows, std::optional<uint64_t> seed,
-         const std::string& out_dir, std::optional<ShareFn> progress) {
-        sim::ScenarioRequest request{scenario,      scenario_yaml, trace,    trace_format,
-                                     skip_bad_rows, seed,          overrides};
+         const std::string& deployment, const std::string& out_dir,
+         std::optional<ShareFn> progress) {
+        sim::ScenarioRequest request{scenario,      scenario_yaml, trace,      trace_format,
+                                     skip_bad_rows, seed,          deployment, overrides};
         return simulate_run(request, out_dir, progress);
       },
       py::arg("scenario"), py::arg("scenario_yaml"), py::arg("overrides"), py::arg("trace"),
-      py::arg("trace_format"), py::arg("skip_bad_rows"), py::arg("seed"), py::arg("out_dir"),
-      py::arg("progress"));
+      py::arg("trace_format"), py::arg("skip_bad_rows"), py::arg("seed"), py::arg("deployment"),
+      py::arg("out_dir"), py::arg("progress"));
   m.def(
       "ppl_json",
       [](const std::vector<std::string>& policies, const std::vector<uint64_t>& budgets,

@@ -69,7 +69,8 @@ def test_bad_dtype_raises_the_cli_message(cli_error):
 def test_bad_tp_raises_the_cli_message(cli_error):
     with pytest.raises(kvsim.Error) as raised:
         kvsim.capacity("llama3-8b", "a100-80g", tp=3)
-    assert "--tp 3 must divide the 8 KV heads" in str(raised.value)
+    assert "tensor parallelism 3 (--tp, num_devices) must divide the 32 attention heads" in str(
+        raised.value)
     assert str(raised.value) == cli_error("capacity", "--model", "llama3-8b", "--device",
                                           "a100-80g", "--tp", "3")
 

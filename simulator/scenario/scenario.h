@@ -20,7 +20,10 @@
 //   deployment               a file from `kvsim calibrate --from-log` (core/engine/deployment.h):
 //                            model, device, num_devices, weight_dtype, engine and the measured
 //                            set-aside; the scenario then names none of those itself, and its
-//                            cache.dtype / block_size and scheduler limits default to the file's
+//                            cache.dtype / block_size and scheduler limits default to the file's.
+//                            Its measured figures win: cache.mem_fraction is not applied (the
+//                            log's utilization is); `kvsim simulate --deployment FILE` sets it
+//                            and clears the five fields
 //   cache:      block_size dtype quant_group mem_fraction num_blocks_override prefix_caching
 //               eviction retention host_swap_gib   (mem_fraction: the engine's
 //               gpu_memory_utilization / mem_fraction_static; 0 = the engine's default)

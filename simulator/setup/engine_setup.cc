@@ -19,10 +19,14 @@ constexpr uint32_t kFallbackMaxNumSeqs = 256;
 constexpr uint32_t kFallbackBatchedTokens = 2048;
 
 // The engine query of a scenario: its engine (or deployment) with the cache's memory
-// utilization and the scheduler's limits where the scenario gives them.
+// utilization and the scheduler's limits where the scenario gives them. A deployment's
+// utilization is the one its log measured: the set-aside was measured against it, so the
+// scenario's cache.mem_fraction (a preset's 0.9, say) would move the pool away from the log's.
 EngineQuery scenario_engine_query(const Scenario& s) {
   EngineQuery query = s.engine;
-  if (s.cache.mem_fraction > 0) query.memory_utilization = s.cache.mem_fraction;
+  if (s.cache.mem_fraction > 0 && s.deployment.empty()) {
+    query.memory_utilization = s.cache.mem_fraction;
+  }
   if (s.scheduler.max_num_seqs > 0) query.max_num_seqs = s.scheduler.max_num_seqs;
   if (s.scheduler.max_num_batched_tokens > 0)
     query.max_num_batched_tokens = s.scheduler.max_num_batched_tokens;

@@ -130,6 +130,32 @@ TEST(CalibrateCliTest, DeploymentsRoundTripForAPresetAModelYamlAndAConfigJson) {
   std::filesystem::remove(deployment);
 }
 
+// A scenario run on a deployment gets the log's pool: the deployment's measured utilization
+// (0.92 here) wins over the scenario's cache.mem_fraction (the default preset's 0.9, which gave
+// a smaller pool), whether the deployment comes by --deployment or by --set with the scenario's
+// own fields cleared.
+TEST(CalibrateCliTest, ASimulationOnADeploymentHasTheLogsPool) {
+  const auto log = data_root() / "startup_logs" / "v1_0.31.0_llama31-8b_a100.log";
+  const auto deployment = std::filesystem::temp_directory_path() /
+                          ("kvsim_simulate_deployment_" + std::to_string(::getpid()) + ".yaml");
+  const CliResult calibrated =
+      run_kvsim("calibrate --from-log " + log.string() + " --model llama-3.1-8b --device a100-80g" +
+                " -o " + deployment.string());
+  ASSERT_EQ(calibrated.exit_code, 0) << calibrated.err;
+  const std::string small = " --set workload.synthetic.num_requests=20 --json";
+  for (const std::string& how :
+       {"--deployment " + deployment.string(),
+        "--set deployment=" + deployment.string() +
+            " --set model=null --set device=null --set num_devices=null --set weight_dtype=null"}) {
+    SCOPED_TRACE(how);
+    const CliResult run = run_kvsim("simulate default " + how + small);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const json summary = json::parse(run.out, nullptr, /*allow_exceptions=*/false);
+    EXPECT_EQ(summary["num_blocks"].get<uint64_t>(), 28'781u);  // 460,496 tokens / 16
+  }
+  std::filesystem::remove(deployment);
+}
+
 // vLLM 0.27.1 prints weights and non-torch memory as one "consumed memory" (56.89 GiB; the
 // weights took 55.19), and its command line caps the sequences at 32: kvsim's graph estimate
 // is then 94 MoE layers x 37.5 MiB x 64/512 (the log prints it only inside the 0.76 GiB
