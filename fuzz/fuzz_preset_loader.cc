@@ -6,7 +6,8 @@
 
 #include "core/config/yaml_io.h"
 #include "core/engine/capacity.h"
-#include "core/model/preset_loader.h"
+#include "core/model/device_config.h"
+#include "core/model/model_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
