@@ -13,6 +13,7 @@
 #include "cli/progress_bar.h"
 #include "core/base/text_format.h"
 #include "simulator/cluster/cluster_summary.h"
+#include "simulator/output/stage_metrics.h"
 #include "simulator/simulation.h"
 
 namespace kvsim::cli {
@@ -81,6 +82,7 @@ void print_text(const sim::SimulationSetup& setup, const sim::Summary& s) {
                   format_fixed(s.prefix_cache_hit_rate * 100, 1),
                   format_bytes(static_cast<double>(s.swap_bytes)));
   text += reading_line(s);
+  text += sim::stages_text(s.stages);
   if (s.extension != nullptr) text += s.extension->text();
   if (s.workload.rows_skipped_bad > 0 || s.workload.rows_failed > 0) {
     text += fmt::format("trace    {} bad rows skipped, {} failed requests left out\n",

@@ -101,6 +101,7 @@ StatusOr<std::unique_ptr<Cluster>> Cluster::create(
     KVSIM_ASSIGN_OR_RETURN(auto replica,
                            Engine::create_replica(engine, std::move(cost_models[r]), &c.events_));
     replica->add_observer(c.tally_.get());
+    if (c.feed_.limits_in_flight()) replica->add_observer(&c.feed_);
     if (role != EngineRole::kColocated) {
       c.peers_.push_back(std::make_unique<Peer>(&c, r));
       if (role == EngineRole::kPrefill) replica->set_hand_off(c.peers_.back().get());

@@ -47,10 +47,12 @@ Engine::Engine(const EngineConfig& config, KvCacheCoordinator cache,
     : config_(config),
       cache_(std::move(cache)),
       cost_model_(std::move(cost_model)),
-      feed_(source != nullptr ? std::make_unique<ArrivalFeed>(std::move(source), config.replica)
-                              : nullptr),
       scheduler_(config.scheduler, &cache_, &requests_),
-      events_(events != nullptr ? events : &own_events_) {}
+      events_(events != nullptr ? events : &own_events_) {
+  if (source == nullptr) return;
+  feed_ = std::make_unique<ArrivalFeed>(std::move(source), config.replica);
+  if (feed_->limits_in_flight()) add_observer(feed_.get());
+}
 
 EngineSnapshot Engine::snapshot() const {
   EngineSnapshot s;

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "core/cache/kv_cache_coordinator.h"
+#include "simulator/engine/arrival_feed.h"
 #include "simulator/engine/cost_model.h"
 #include "simulator/engine/event_loop.h"
 #include "simulator/engine/event_queue.h"

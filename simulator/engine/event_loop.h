@@ -1,5 +1,5 @@
-// The discrete-event loop of a lone engine and of a cluster, written once, and the feed that
-// turns a workload into arrival events.
+// The discrete-event loop of a lone engine and of a cluster, written once (the feed that turns
+// a workload into arrival events: simulator/engine/arrival_feed.h).
 //
 // run_event_loop(events, driver, ...): each instant (the time of the earliest event)
 //   driver.begin_instant(now)   time integrals advance, samplers emit the rows before now
@@ -13,11 +13,9 @@
 
 #include <atomic>
 #include <cstdint>
-#include <memory>
 
 #include "core/base/status.h"
 #include "simulator/engine/event_queue.h"
-#include "simulator/engine/request.h"
 
 namespace kvsim::sim {
 
@@ -45,38 +43,5 @@ Status run_event_loop(EventQueue& events, Driver& driver, uint64_t progress_ever
   }
   return Status::ok();
 }
-
-// ArrivalFeed: a RequestSource as arrival events, one queued at a time (so memory follows the
-// requests in flight, not the workload). Each arrival event is an EventKind::kArrival for
-// `target` at the request's time (or now, for a source that is late).
-class ArrivalFeed {
- public:
-  ArrivalFeed(std::unique_ptr<RequestSource> source, uint32_t target)
-      : source_(std::move(source)), target_(target) {}
-
-  // Queues the first arrival; the error of a malformed first row.
-  Status start(EventQueue* events) { return pull(events); }
-  // The request whose arrival event came out of the queue last.
-  const RequestSpec& current() const { return next_; }
-  // After current() is handled: queues the next arrival. A malformed row is kept in status().
-  void advance(EventQueue* events) { status_ = pull(events); }
-  const Status& status() const { return status_; }
-  const RequestSource& source() const { return *source_; }
-
- private:
-  Status pull(EventQueue* events) {
-    KVSIM_ASSIGN_OR_RETURN(const bool more, source_->next(&next_));
-    if (more) {
-      events->push(next_.arrival_ns > events->now_ns() ? next_.arrival_ns : events->now_ns(),
-                   EventKind::kArrival, 0, target_);
-    }
-    return Status::ok();
-  }
-
-  std::unique_ptr<RequestSource> source_;
-  uint32_t target_;
-  RequestSpec next_;
-  Status status_;
-};
 
 }  // namespace kvsim::sim

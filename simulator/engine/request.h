@@ -6,9 +6,12 @@
 //   - hash_ids: one id per `hash_block_tokens` tokens of the prompt (Mooncake traces: 512),
 //     equal ids at equal positions = identical content (so a reusable prefix);
 //   - prefix_group set: the first `prefix_tokens` tokens equal those of every other request
-//     of the same group (a system prompt); the rest of the prompt is unique.
-// Neither: the whole prompt is unique. The engine turns either form into block hashes at its
-// own block size.
+//     of the same group (a system prompt); the rest of the prompt is unique, unless
+//     content_id is set: then the rest equals that of every request with the same group (or
+//     none) and content_id (a benchmark's repeated prompt, or a question asked again after a
+//     shared system prompt).
+// Neither: the whole prompt is unique (or, with content_id, equal to its repeats). The engine turns
+// either form into block hashes at its own block size.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +32,7 @@ struct RequestSpec {
   uint32_t hash_block_tokens = 0;        // tokens per hash id; 0 when hash_ids is empty
   std::optional<uint64_t> prefix_group;  // shared-prefix group, if any
   uint32_t prefix_tokens = 0;            // tokens shared within the group (<= prompt_tokens)
+  std::optional<uint64_t> content_id;    // the prompt beyond the group's prefix repeats
 };
 
 // Rows a workload left out, and why; reported in the summary.
@@ -51,6 +55,9 @@ class RequestSource {
   // The number of requests when known in advance (synthetic workloads, max_requests).
   virtual std::optional<uint64_t> expected_count() const { return std::nullopt; }
   virtual WorkloadStats stats() const { return {}; }
+  // The most requests the client keeps outstanding (0: no limit, arrivals as given);
+  // simulator/engine/arrival_feed.h.
+  virtual uint32_t max_in_flight() const { return 0; }
 };
 
 }  // namespace kvsim::sim

@@ -9,6 +9,7 @@ namespace {
 
 constexpr uint64_t kGroupSalt = 0x67726f7570ull;     // "group"
 constexpr uint64_t kUniqueSalt = 0x756e69717565ull;  // "unique"
+constexpr uint64_t kRepeatSalt = 0x726570656174ull;  // "repeat"
 
 }  // namespace
 
@@ -36,8 +37,11 @@ void prompt_block_hashes(const RequestSpec& request, uint32_t block_size,
     parent = hash_combine(hash_combine(parent, kGroupSalt), *request.prefix_group);
     out->push_back(parent);
   }
-  // The rest is the request's own: one seed after the shared part, then one mix per block.
-  const BlockHash seed = hash_combine(hash_combine(parent, kUniqueSalt), request.id);
+  // The rest is the request's own, or its content's when it repeats: one seed after the shared
+  // part, then one mix per block.
+  const BlockHash seed = request.content_id
+                             ? hash_combine(hash_combine(parent, kRepeatSalt), *request.content_id)
+                             : hash_combine(hash_combine(parent, kUniqueSalt), request.id);
   for (uint64_t i = group_blocks; i < full_blocks; ++i) out->push_back(hash_combine(seed, i));
 }
 

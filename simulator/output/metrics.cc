@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "simulator/output/request_latency.h"
+#include "simulator/output/stage_metrics.h"
 
 namespace kvsim::sim {
 namespace {
@@ -150,6 +151,7 @@ nlohmann::ordered_json summary_to_json(const Summary& s, bool with_wall) {
                    {"rows_skipped_bad", s.workload.rows_skipped_bad},
                    {"rows_failed", s.workload.rows_failed},
                    {"first_bad_row", s.workload.first_bad_row}};
+  if (!s.stages.empty()) j["stages"] = stages_json(s.stages);
   if (s.extension != nullptr) s.extension->append_json(&j);
   if (with_wall) {
     j["wall_s"] = s.wall_s;

@@ -19,6 +19,7 @@
 //                           [0, sim_duration]
 //   concurrency_mean        time-average number of requests in the system (arrived, not done)
 //   swap_bytes              bytes moved over the host link, both directions
+// A staged workload adds `stages`, each stage's figures (simulator/output/stage_metrics.h).
 // A cluster adds its own fields (simulator/cluster/cluster_summary.h):
 // prefix_cache_hit_rate_by_tier, kv_transfer_bytes, kv_transfer_time_s, per-replica throughput,
 // per-tier and per-link figures. wall_s (and the rates per wall second) are kept out of
@@ -74,6 +75,15 @@ class SummaryExtension {
   virtual std::string text() const = 0;
 };
 
+// One load stage of a staged workload (simulator/output/stage_metrics.h).
+struct StageSummary {
+  double rate_per_s = 0;  // the stage's nominal arrival rate
+  double start_s = 0, end_s = 0;
+  uint64_t completed = 0, dropped = 0;
+  LatencySummary ttft_s, tpot_s, e2e_s;
+  double output_tokens_per_s = 0;
+};
+
 struct Summary {
   RunInfo info;
   uint64_t requests_arrived = 0;
@@ -92,6 +102,7 @@ struct Summary {
   uint64_t swap_bytes = 0, swap_out_bytes = 0, swap_in_bytes = 0;
   uint64_t events = 0, iterations = 0;
   WorkloadStats workload;
+  std::vector<StageSummary> stages;  // a staged workload's stages; empty otherwise
   // A cluster's replicas, tiers and KV transfers (null for one engine: summary.json then has
   // none of their fields).
   std::shared_ptr<const SummaryExtension> extension;

@@ -91,6 +91,8 @@ StatusOr<Summary> run_cluster(const EngineSetup& setup, const ClusterSetup& clus
                          Cluster::create(config, std::move(cost_models), std::move(source)));
   MetricsCollector metrics;
   cluster->add_observer(&metrics);
+  const std::unique_ptr<StageCollector> stages = make_stage_collector(s.workload);
+  if (stages != nullptr) cluster->add_observer(stages.get());
   const std::string dir = output_dir(s, options);
   KVSIM_ASSIGN_OR_RETURN(auto writers, make_cluster_writers(s, dir, options, cluster.get()));
   for (auto& writer : writers) cluster->add_observer(writer.get());
@@ -106,6 +108,7 @@ StatusOr<Summary> run_cluster(const EngineSetup& setup, const ClusterSetup& clus
     summary.kv_usage_peak = std::max(summary.kv_usage_peak, replica.kv_usage_peak);
   }
   summary.extension = std::move(cluster_summary);
+  if (stages != nullptr) summary.stages = stages->build();
   KVSIM_RETURN_IF_ERROR(finish_summary(dir, wall_start, &summary));
   return summary;
 }

@@ -57,6 +57,8 @@ StatusOr<Summary> run_engine(const EngineSetup& setup, const RunOptions& options
                          Engine::create(setup.engine, std::move(cost_model), std::move(source)));
   MetricsCollector metrics;
   engine->add_observer(&metrics);
+  const std::unique_ptr<StageCollector> stages = make_stage_collector(s.workload);
+  if (stages != nullptr) engine->add_observer(stages.get());
   const std::string dir = output_dir(s, options);
   KVSIM_ASSIGN_OR_RETURN(auto writers, make_writers(s, dir, options));
   for (auto& writer : writers) engine->add_observer(writer.get());
@@ -65,6 +67,7 @@ StatusOr<Summary> run_engine(const EngineSetup& setup, const RunOptions& options
   engine->set_stop_flag(options.stop);
   KVSIM_RETURN_IF_ERROR(engine->run());
   Summary summary = metrics.build(info, engine->stats(), engine->workload_stats());
+  if (stages != nullptr) summary.stages = stages->build();
   KVSIM_RETURN_IF_ERROR(finish_summary(dir, wall_start, &summary));
   return summary;
 }

@@ -20,6 +20,15 @@ int64_t timeseries_interval_ns(const OutputSection& output) {
   return std::max<int64_t>(1, std::llround(output.timeseries_interval_s * kNsPerS));
 }
 
+std::unique_ptr<StageCollector> make_stage_collector(const WorkloadSection& workload) {
+  const std::vector<ArrivalStage>& stages = workload.synthetic.stages;
+  if (!workload.trace.empty() || stages.empty()) return nullptr;
+  std::vector<double> rates;
+  for (const ArrivalStage& stage : stages) rates.push_back(stage.rate_per_s);
+  return std::make_unique<StageCollector>(stage_ends_ns(stages, workload.time_scale),
+                                          std::move(rates));
+}
+
 Status finish_summary(const std::string& dir, std::chrono::steady_clock::time_point wall_start,
                       Summary* summary) {
   if (!dir.empty()) {

@@ -5,12 +5,14 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/base/status.h"
 #include "simulator/engine/engine.h"
 #include "simulator/output/metrics.h"
+#include "simulator/output/stage_metrics.h"
 #include "simulator/scenario/scenario.h"
 
 namespace kvsim::sim {
@@ -29,6 +31,10 @@ std::string output_dir(const Scenario& scenario, const RunOptions& options);
 std::string chrome_trace_path(const Scenario& scenario, const RunOptions& options);
 // output.timeseries_interval_s in nanoseconds, at least 1.
 int64_t timeseries_interval_ns(const OutputSection& output);
+
+// The per-stage collector of a staged synthetic workload (observe the run with it, then set
+// Summary::stages from its build()); null for any other workload.
+std::unique_ptr<StageCollector> make_stage_collector(const WorkloadSection& workload);
 
 // The end of a run: DIR/summary.json written (when `dir` is set), then summary->wall_s set to
 // the wall time since `wall_start`.

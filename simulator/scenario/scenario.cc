@@ -59,6 +59,7 @@ Status read_cache(const ConfigNode& node, CacheSection* cache) {
 Status read_scheduler(const ConfigNode& node, SchedulerSection* scheduler) {
   ConfigReader r(node, "scheduler");
   r.optional_with("policy", &scheduler->policy, parse_into<parse_scheduler_policy>);
+  r.optional("max_model_len", &scheduler->max_model_len, uint64_t{1}, uint64_t{kMaxTokens});
   r.optional("max_num_seqs", &scheduler->max_num_seqs, 1u, 1u << 20);
   r.optional("max_num_batched_tokens", &scheduler->max_num_batched_tokens, 1u, kMaxTokens);
   r.optional("chunked_prefill", &scheduler->chunked_prefill);
@@ -80,6 +81,8 @@ Status read_scheduler(const ConfigNode& node, SchedulerSection* scheduler) {
   scheduler->chunked_prefill = chunked;
   return Status::ok();
 }
+
+constexpr uint64_t kMaxSyntheticRequests = uint64_t{1} << 40;
 
 // A length distribution: a number (fixed) or a map {dist: ..., ...}.
 Status read_length(const ConfigNode& node, const std::string& what, const std::string& base_dir,
@@ -109,12 +112,42 @@ Status read_length(const ConfigNode& node, const std::string& what, const std::s
   return valid.is_ok() ? valid : error_at(node.mark(), valid.message());
 }
 
+// workload.synthetic.stages: a list of {rate, duration_s}.
+Status read_stages(const ConfigNode& node, std::vector<ArrivalStage>* out) {
+  if (!node.is_sequence() || node.items().empty()) {
+    return error_at(node.mark(),
+                    "workload.synthetic.stages: expected a list of {rate, duration_s}");
+  }
+  out->clear();
+  for (size_t i = 0; i < node.items().size(); ++i) {
+    ConfigReader r(node.items()[i], "workload.synthetic.stages[" + std::to_string(i) + "]");
+    ArrivalStage stage;
+    r.required("rate", &stage.rate_per_s, 1e-9, 1e9);
+    r.required("duration_s", &stage.duration_s, 1e-9, 1e9);
+    KVSIM_RETURN_IF_ERROR(r.finish());
+    out->push_back(stage);
+  }
+  return Status::ok();
+}
+
 Status read_synthetic(const ConfigNode& node, const std::string& base_dir, SyntheticConfig* out) {
   ConfigReader r(node, "workload.synthetic");
-  r.optional("num_requests", &out->num_requests, uint64_t{1}, uint64_t{1} << 40);
+  // Staged arrivals end with their last stage unless num_requests caps them.
+  if (node.find("stages") != nullptr) out->num_requests = kMaxSyntheticRequests;
+  r.optional("num_requests", &out->num_requests, uint64_t{1}, kMaxSyntheticRequests);
   r.optional_with("arrival", &out->arrival, parse_into<parse_arrival_process>);
-  r.required("rate", &out->rate_per_s, 1e-9, 1e9);
+  // A rate, unless the arrivals are a burst or in stages.
+  if (node.find("stages") != nullptr || out->arrival == ArrivalProcess::kBurst) {
+    r.optional("rate", &out->rate_per_s, 1e-9, 1e9);
+  } else {
+    r.required("rate", &out->rate_per_s, 1e-9, 1e9);
+  }
   r.optional("cv", &out->cv, 1e-3, 1e3);
+  r.optional("prompt_set", &out->prompt_set, uint64_t{0}, uint64_t{1} << 24);
+  r.optional_with("prompt_order", &out->prompt_order, parse_into<parse_prompt_order>);
+  if (const ConfigNode* stages = r.child("stages")) {
+    KVSIM_RETURN_IF_ERROR(read_stages(*stages, &out->stages));
+  }
   for (const char* key : {"prompt_tokens", "output_tokens"}) {
     const ConfigNode* child = r.child(key);
     if (child == nullptr) continue;
@@ -144,6 +177,7 @@ Status read_workload(const ConfigNode& node, const std::string& base_dir, Worklo
   r.optional("time_scale", &out->time_scale, 1e-9, 1e9);
   r.optional("rate", &out->rate, 0.0, 1e9);
   r.optional("prefix_tokens", &out->prefix_tokens, 0u, kMaxTokens);
+  r.optional("max_concurrency", &out->max_concurrency, 0u, 1u << 24);
   const ConfigNode* synthetic = r.child("synthetic");
   KVSIM_RETURN_IF_ERROR(r.finish());
   if (!out->trace.empty() && synthetic != nullptr) {
@@ -153,7 +187,13 @@ Status read_workload(const ConfigNode& node, const std::string& base_dir, Worklo
     return error_at(node.mark(), "workload: needs 'trace' (a file) or 'synthetic' (a generator)");
   }
   out->trace = resolve_path(out->trace, base_dir);
-  if (synthetic != nullptr) return read_synthetic(*synthetic, base_dir, &out->synthetic);
+  if (synthetic == nullptr) return Status::ok();
+  KVSIM_RETURN_IF_ERROR(read_synthetic(*synthetic, base_dir, &out->synthetic));
+  if (out->rate > 0 && !has_single_rate(out->synthetic)) {
+    return error_at(node.find("rate")->mark(),
+                    "workload.rate: a burst or staged synthetic workload has no single rate to "
+                    "override (set the stages' rates)");
+  }
   return Status::ok();
 }
 

@@ -27,11 +27,12 @@
 //   cache:      block_size dtype quant_group mem_fraction num_blocks_override prefix_caching
 //               eviction retention host_swap_gib   (mem_fraction: the engine's
 //               gpu_memory_utilization / mem_fraction_static; 0 = the engine's default)
-//   scheduler:  policy max_num_seqs max_num_batched_tokens chunked_prefill preemption
+//   scheduler:  policy max_model_len max_num_seqs max_num_batched_tokens chunked_prefill preemption
 //               reserve_full_prompt   (limits: 0 = what the engine would choose for the
 //               model and device)
 //   workload:   trace trace_format skip_bad_rows synthetic{...} max_requests time_scale rate
-//               prefix_tokens
+//               prefix_tokens max_concurrency (the client's limit on requests out: a
+//               benchmark's --max-concurrency; with synthetic arrival burst, a closed loop)
 //   cost_model: kind (operators roofline profile table); operators: fit cuda_graphs
 //               calibration (YAML) parameters{...}; roofline: compute_efficiency
 //               bandwidth_efficiency interconnect_efficiency iteration_overhead_s
@@ -72,6 +73,7 @@ struct CacheSection {
 
 struct SchedulerSection {
   SchedulerPolicy policy = SchedulerPolicy::kVllm;  // vllm, vllm-v0 or sarathi
+  uint64_t max_model_len = 0;           // longest prompt + output; 0: the engine's (model's)
   uint32_t max_num_seqs = 0;            // requests in one batch; 0: the engine's default
   uint32_t max_num_batched_tokens = 0;  // tokens computed per iteration; 0: the engine's
   bool chunked_prefill = true;          // split long prompts over iterations (vllm-v0: false)
@@ -89,6 +91,7 @@ struct WorkloadSection {
   double rate = 0;               // requests/s override (0 = none); wins over
                                  // time_scale; for traces: rescales arrivals
   uint32_t prefix_tokens = 512;  // csv traces: shared tokens of a prefix_group
+  uint32_t max_concurrency = 0;  // > 0: the client keeps at most this many requests out
 };
 
 struct OutputSection {

@@ -27,6 +27,7 @@ EngineQuery scenario_engine_query(const Scenario& s) {
   if (s.cache.mem_fraction > 0 && s.deployment.empty()) {
     query.memory_utilization = s.cache.mem_fraction;
   }
+  if (s.scheduler.max_model_len > 0) query.max_model_len = s.scheduler.max_model_len;
   if (s.scheduler.max_num_seqs > 0) query.max_num_seqs = s.scheduler.max_num_seqs;
   if (s.scheduler.max_num_batched_tokens > 0)
     query.max_num_batched_tokens = s.scheduler.max_num_batched_tokens;
@@ -140,7 +141,13 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
     limits.attention_window_tokens = *window;
     e->cache.retention = std::move(retention);  // "full" stays null: nothing to trim
   }
-  e->max_model_len = setup.model.max_position_embeddings;
+  // The engine's context: the one it resolved (a deployment's, the scheduler's, else the
+  // model's), or without an engine the scheduler's, else the model's.
+  e->max_model_len = s.scheduler.max_model_len > 0 ? s.scheduler.max_model_len
+                                                   : setup.model.max_position_embeddings;
+  if (setup.engine_budget && setup.engine_budget->max_model_len > 0) {
+    e->max_model_len = setup.engine_budget->max_model_len;
+  }
   e->host_link_bytes_per_s = setup.device.host_link_gbps * static_cast<double>(kGB);
   return Status::ok();
 }

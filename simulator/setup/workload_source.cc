@@ -3,12 +3,14 @@
 #include <algorithm>
 
 #include "core/base/units.h"
+#include "simulator/workload/max_concurrency_source.h"
 #include "simulator/workload/trace_source.h"
 
 namespace kvsim::sim {
 
-StatusOr<std::unique_ptr<RequestSource>> make_request_source(const WorkloadSection& w,
-                                                             uint64_t seed) {
+namespace {
+
+StatusOr<std::unique_ptr<RequestSource>> open_source(const WorkloadSection& w, uint64_t seed) {
   if (w.trace.empty()) {
     SyntheticConfig config = w.synthetic;
     if (w.rate > 0) config.rate_per_s = w.rate;
@@ -27,6 +29,16 @@ StatusOr<std::unique_ptr<RequestSource>> make_request_source(const WorkloadSecti
     options.time_scale = natural / w.rate;
   }
   return open_trace_source(w.trace, w.trace_format, options);
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<RequestSource>> make_request_source(const WorkloadSection& w,
+                                                             uint64_t seed) {
+  KVSIM_ASSIGN_OR_RETURN(auto source, open_source(w, seed));
+  if (w.max_concurrency == 0) return source;
+  return std::unique_ptr<RequestSource>(
+      std::make_unique<MaxConcurrencySource>(std::move(source), w.max_concurrency));
 }
 
 StatusOr<double> trace_rate(const WorkloadSection& w) {
@@ -53,6 +65,10 @@ StatusOr<double> trace_rate(const WorkloadSection& w) {
 
 StatusOr<double> workload_rate(const WorkloadSection& w) {
   if (w.rate > 0) return w.rate;
+  if (w.trace.empty() && !has_single_rate(w.synthetic)) {
+    return Status::invalid_argument(
+        "a burst or staged synthetic workload has no single rate (a sweep over rates needs one)");
+  }
   if (w.trace.empty()) return w.synthetic.rate_per_s;
   KVSIM_ASSIGN_OR_RETURN(const double natural, trace_rate(w));
   return natural / w.time_scale;

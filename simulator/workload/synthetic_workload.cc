@@ -8,17 +8,26 @@
 namespace kvsim::sim {
 namespace {
 
-constexpr EnumNames<ArrivalProcess, 3> kProcessNames{{{
+constexpr EnumNames<ArrivalProcess, 4> kProcessNames{{{
     {ArrivalProcess::kPoisson, "poisson"},
     {ArrivalProcess::kGamma, "gamma"},
     {ArrivalProcess::kConstant, "constant"},
+    {ArrivalProcess::kBurst, "burst"},
 }}};
+
+constexpr EnumNames<PromptOrder, 2> kOrderNames{{{
+    {PromptOrder::kCycle, "cycle"},
+    {PromptOrder::kRandom, "random"},
+}}};
+
+// A prompt set is held in memory: 16 M prompts (192 MiB) at most.
+constexpr uint64_t kMaxPromptSet = uint64_t{1} << 24;
 
 // Simulated time stays far from int64 overflow: 100 years in ns.
 constexpr double kMaxArrivalNs = 3.15576e18;
 
 // Stream numbers of the workload's random choices (simulator/workload/random.h).
-enum Stream : uint64_t { kArrivals = 1, kPrompt = 2, kOutput = 3, kPrefix = 4 };
+enum Stream : uint64_t { kArrivals = 1, kPrompt = 2, kOutput = 3, kPrefix = 4, kPick = 5 };
 
 }  // namespace
 
@@ -30,12 +39,60 @@ StatusOr<ArrivalProcess> parse_arrival_process(std::string_view name) {
   return kProcessNames.parse(name, "arrival process");
 }
 
+std::string_view prompt_order_name(PromptOrder order) { return kOrderNames.name(order); }
+
+StatusOr<PromptOrder> parse_prompt_order(std::string_view name) {
+  return kOrderNames.parse(name, "prompt order");
+}
+
+bool has_single_rate(const SyntheticConfig& config) {
+  return config.stages.empty() && config.arrival != ArrivalProcess::kBurst;
+}
+
+std::vector<int64_t> stage_ends_ns(const std::vector<ArrivalStage>& stages, double time_scale) {
+  std::vector<int64_t> ends;
+  double end_s = 0;
+  for (const ArrivalStage& stage : stages) {
+    end_s += stage.duration_s;
+    ends.push_back(std::llround(end_s * time_scale * kNsPerS));
+  }
+  return ends;
+}
+
+namespace {
+
+Status validate_stages(const SyntheticConfig& config) {
+  for (size_t i = 0; i < config.stages.size(); ++i) {
+    const ArrivalStage& stage = config.stages[i];
+    const std::string where = "workload.synthetic.stages[" + std::to_string(i) + "]";
+    if (!(stage.rate_per_s > 0) || !std::isfinite(stage.rate_per_s)) {
+      return Status::invalid_argument(where + ".rate must be > 0 requests per second");
+    }
+    if (!(stage.duration_s > 0) || !std::isfinite(stage.duration_s)) {
+      return Status::invalid_argument(where + ".duration_s must be > 0 seconds");
+    }
+  }
+  if (!config.stages.empty() && config.arrival == ArrivalProcess::kBurst) {
+    return Status::invalid_argument(
+        "workload.synthetic: arrival burst sends everything at t = 0 and has no stages");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
 Status validate_synthetic_config(const SyntheticConfig& config) {
   if (config.num_requests == 0) {
     return Status::invalid_argument("workload.synthetic.num_requests must be >= 1");
   }
-  if (!(config.rate_per_s > 0) || !std::isfinite(config.rate_per_s)) {
+  KVSIM_RETURN_IF_ERROR(validate_stages(config));
+  if (config.stages.empty() && config.arrival != ArrivalProcess::kBurst &&
+      (!(config.rate_per_s > 0) || !std::isfinite(config.rate_per_s))) {
     return Status::invalid_argument("workload.synthetic.rate must be > 0 requests per second");
+  }
+  if (config.prompt_set > kMaxPromptSet) {
+    return Status::invalid_argument(
+        "workload.synthetic.prompt_set must be <= " + std::to_string(kMaxPromptSet) + " prompts");
   }
   if (config.arrival == ArrivalProcess::kGamma && !(config.cv > 0)) {
     return Status::invalid_argument("workload.synthetic.cv must be > 0 for gamma arrivals");
@@ -87,10 +144,17 @@ SyntheticSource::SyntheticSource(const SyntheticConfig& config, uint64_t seed, d
       arrival_rng_(seed, kArrivals),
       prompt_rng_(seed, kPrompt),
       output_rng_(seed, kOutput),
-      prefix_rng_(seed, kPrefix) {}
+      prefix_rng_(seed, kPrefix),
+      pick_rng_(seed, kPick),
+      stage_ends_ns_(stage_ends_ns(config.stages, time_scale)) {
+  prompt_set_.reserve(config.prompt_set);
+  for (uint64_t i = 0; i < config.prompt_set; ++i) prompt_set_.push_back(draw_prompt());
+}
 
 double SyntheticSource::next_gap_ns_double() {
-  const double mean_s = 1.0 / config_.rate_per_s;
+  const double rate =
+      config_.stages.empty() ? config_.rate_per_s : config_.stages[stage_].rate_per_s;
+  const double mean_s = 1.0 / rate;
   double gap_s = mean_s;
   if (config_.arrival == ArrivalProcess::kPoisson) {
     gap_s = arrival_rng_.exponential(mean_s);
@@ -101,40 +165,83 @@ double SyntheticSource::next_gap_ns_double() {
   return std::round(gap_s * time_scale_ * kNsPerS);
 }
 
-StatusOr<bool> SyntheticSource::next(RequestSpec* out) {
-  if (produced_ >= config_.num_requests) return false;
-  if (produced_ > 0) {
-    const double gap_ns = next_gap_ns_double();
-    if (static_cast<double>(now_ns_) + gap_ns > kMaxArrivalNs) {
-      return Status::invalid_argument(
-          "synthetic arrivals run past a century of simulated time; raise workload rate or "
-          "lower num_requests / time_scale");
-    }
-    now_ns_ += static_cast<int64_t>(gap_ns);  // exact: a whole number below 2^62
+StatusOr<bool> SyntheticSource::next_arrival_ns(int64_t* out) {
+  if (produced_ == 0 || config_.arrival == ArrivalProcess::kBurst) {
+    *out = now_ns_;
+    return true;
   }
-  out->id = produced_++;
-  out->arrival_ns = now_ns_;
-  if (joint_) {
-    const size_t row = prompt_rng_.uniform_int(0, prompt_.table_rows() - 1);
-    out->prompt_tokens = prompt_.at_row(row);
-    out->output_tokens = output_.at_row(row);
-  } else {
-    out->prompt_tokens = prompt_.draw(&prompt_rng_);
-    out->output_tokens = output_.draw(&output_rng_);
+  const double gap_ns = next_gap_ns_double();
+  double at_ns = static_cast<double>(now_ns_) + gap_ns;
+  if (!stage_ends_ns_.empty() && at_ns >= static_cast<double>(stage_ends_ns_[stage_])) {
+    // Past this stage: the next one's first request arrives at its start.
+    if (++stage_ == stage_ends_ns_.size()) return false;
+    at_ns = static_cast<double>(stage_ends_ns_[stage_ - 1]);
   }
-  out->hash_ids.clear();
-  out->hash_block_tokens = 0;
-  out->prefix_group.reset();
-  out->prefix_tokens = 0;
-  const SharedPrefixConfig& prefix = config_.shared_prefix;
-  if (prefix.probability > 0 && prefix_rng_.uniform01() < prefix.probability) {
-    out->prefix_group = static_cast<uint64_t>(prefix_rng_.uniform_int(0, prefix.groups - 1));
-    out->prefix_tokens = std::min(prefix.tokens, out->prompt_tokens);
+  if (at_ns > kMaxArrivalNs) {
+    return Status::invalid_argument(
+        "synthetic arrivals run past a century of simulated time; raise workload rate or "
+        "lower num_requests / time_scale");
   }
+  *out = static_cast<int64_t>(at_ns);  // exact: a whole number below 2^62
   return true;
 }
 
+SyntheticSource::Prompt SyntheticSource::draw_prompt() {
+  Prompt p;
+  if (joint_) {
+    const size_t row = prompt_rng_.uniform_int(0, prompt_.table_rows() - 1);
+    p.prompt_tokens = prompt_.at_row(row);
+    p.output_tokens = output_.at_row(row);
+  } else {
+    p.prompt_tokens = prompt_.draw(&prompt_rng_);
+    p.output_tokens = output_.draw(&output_rng_);
+  }
+  const SharedPrefixConfig& prefix = config_.shared_prefix;
+  if (prefix.probability > 0 && prefix_rng_.uniform01() < prefix.probability) {
+    p.group = static_cast<uint64_t>(prefix_rng_.uniform_int(0, prefix.groups - 1));
+  }
+  return p;
+}
+
+StatusOr<bool> SyntheticSource::next(RequestSpec* out) {
+  if (produced_ >= config_.num_requests) return false;
+  int64_t arrival_ns = 0;
+  KVSIM_ASSIGN_OR_RETURN(const bool more, next_arrival_ns(&arrival_ns));
+  if (!more) return false;
+  now_ns_ = arrival_ns;
+  out->id = produced_++;
+  out->arrival_ns = now_ns_;
+  out->content_id.reset();
+  Prompt prompt;
+  if (prompt_set_.empty()) {
+    prompt = draw_prompt();
+  } else {
+    const uint64_t n = prompt_set_.size();
+    const uint64_t index = config_.prompt_order == PromptOrder::kCycle
+                               ? out->id % n
+                               : static_cast<uint64_t>(pick_rng_.uniform_int(0, n - 1));
+    prompt = prompt_set_[index];
+    out->content_id = index;
+  }
+  out->prompt_tokens = prompt.prompt_tokens;
+  out->output_tokens = prompt.output_tokens;
+  out->hash_ids.clear();
+  out->hash_block_tokens = 0;
+  out->prefix_group = prompt.group;
+  out->prefix_tokens =
+      prompt.group ? std::min(config_.shared_prefix.tokens, prompt.prompt_tokens) : 0;
+  return true;
+}
+
+std::optional<uint64_t> SyntheticSource::expected_count() const {
+  if (!config_.stages.empty()) return std::nullopt;
+  return config_.num_requests;
+}
+
 double SyntheticSource::fraction_consumed() const {
+  if (!stage_ends_ns_.empty()) {
+    return std::min(1.0, static_cast<double>(now_ns_) / static_cast<double>(stage_ends_ns_.back()));
+  }
   return static_cast<double>(produced_) / static_cast<double>(config_.num_requests);
 }
 
