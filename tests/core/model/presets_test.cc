@@ -52,7 +52,7 @@ TEST(PresetsTest, ShipsTheNamedModelsAndDevices) {
                            "phi-4"}) {
     EXPECT_NE(std::find(models.begin(), models.end(), name), models.end()) << name;
   }
-  EXPECT_EQ(models.size(), 48u);
+  EXPECT_EQ(models.size(), 49u);
   EXPECT_EQ(preset_names(PresetKind::kDevice), (std::vector<std::string>{"a100-40g",
                                                                          "a100-80g",
                                                                          "a10g",
