@@ -11,8 +11,10 @@
 #include "cli/model_options.h"
 #include "core/base/data_dir.h"
 #include "core/engine/capacity.h"
+#include "core/engine/engine_memory.h"
 #include "core/model/load_spec.h"
 #include "simulator/cost/batch_spec.h"
+#include "simulator/cost/execution_profile.h"
 #include "simulator/cost/layer_kind_costs.h"
 #include "simulator/cost/make_cost_model.h"
 
@@ -29,7 +31,11 @@ struct CostOptions {
   std::string batch;
   std::string kind = "operators";
   std::string fit;
-  std::string cuda_graphs = "decode";
+  std::string cuda_graphs = "engine";
+  std::string engine = "vllm";  // whose execution profile (simulator/cost/execution_profile.h)
+  std::string engine_version;   // empty: the newest kvsim models
+  uint32_t max_num_seqs = 0;    // the engine's graph capture size follows it; 0: its default
+  bool enforce_eager = false;
   std::string calibration;
   std::string profiles;
   bool json = false;
@@ -45,14 +51,27 @@ StatusOr<sim::CostModelConfig> cost_config(const CostOptions& o) {
   return config;
 }
 
+StatusOr<EngineQuery> cost_engine(const CostOptions& o) {
+  EngineQuery query;
+  KVSIM_ASSIGN_OR_RETURN(query.kind, parse_engine_kind(o.engine));
+  if (!o.engine_version.empty()) {
+    KVSIM_ASSIGN_OR_RETURN(query.version, parse_engine_version(o.engine_version));
+  }
+  query.enforce_eager = o.enforce_eager;
+  return query;
+}
+
 nlohmann::json to_json(const CostOptions& o, const sim::CostModel& model,
-                       const sim::BatchShape& shape, const sim::CostBreakdown& cost) {
+                       const sim::ExecutionProfile& profile, const sim::BatchShape& shape,
+                       const sim::CostBreakdown& cost) {
   nlohmann::json out;
   out["model"] = o.model.model;
   out["device"] = o.device;
   out["tp"] = o.tp;
   out["weight_dtype"] = o.weight_dtype;
   out["cost_model"] = model.name();
+  out["engine"] = profile.engine;
+  out["execution_rules"] = profile.rules;
   out["batch"] = o.batch;
   out["shape"] = {{"num_seqs", shape.num_seqs},
                   {"new_tokens", shape.new_tokens},
@@ -78,11 +97,17 @@ nlohmann::json to_json(const CostOptions& o, const sim::CostModel& model,
   return out;
 }
 
-void print_text(const CostOptions& o, const sim::CostModel& model, const sim::BatchShape& shape,
+void print_text(const CostOptions& o, const sim::CostModel& model,
+                const sim::ExecutionProfile& profile, const sim::BatchShape& shape,
                 const sim::CostBreakdown& cost) {
-  std::printf("%s on %u x %s (%s weights), %s\nbatch %s: %s\n\n", o.model.model.c_str(), o.tp,
+  std::printf("%s on %u x %s (%s weights), %s\nbatch %s: %s\n", o.model.model.c_str(), o.tp,
               o.device.c_str(), o.weight_dtype.c_str(), model.name().c_str(), o.batch.c_str(),
               sim::describe_batch(shape).c_str());
+  if (o.kind == "operators") {
+    std::printf("engine %s:\n", profile.engine.c_str());
+    for (const std::string& rule : profile.rules) std::printf("  %s\n", rule.c_str());
+  }
+  std::printf("\n");
   // The name column: 22 wide, wider for a longer name (a hybrid's "attention_prefill_sliding").
   int width = 22;
   for (const sim::OperatorTime& op : cost.operators) {
@@ -123,13 +148,18 @@ int run_cost(const CostOptions& o) {
   if (!shape.is_ok()) return report_error(shape.status());
   auto config = cost_config(o);
   if (!config.is_ok()) return report_error(config.status());
-  auto cost_model = sim::make_cost_model(*config, *model, *device, *capacity, *weight_dtype, o.tp);
+  auto engine = cost_engine(o);
+  if (!engine.is_ok()) return report_error(engine.status());
+  const sim::ExecutionProfile profile = sim::with_cuda_graphs(
+      sim::execution_profile(*engine, *device, o.tp, o.max_num_seqs), config->cuda_graphs);
+  auto cost_model =
+      sim::make_cost_model(*config, *model, *device, *capacity, *weight_dtype, o.tp, profile);
   if (!cost_model.is_ok()) return report_error(cost_model.status());
   const sim::CostBreakdown cost = (*cost_model)->explain(*shape);
   if (o.json) {
-    std::printf("%s\n", to_json(o, **cost_model, *shape, cost).dump(2).c_str());
+    std::printf("%s\n", to_json(o, **cost_model, profile, *shape, cost).dump(2).c_str());
   } else {
-    print_text(o, **cost_model, *shape, cost);
+    print_text(o, **cost_model, profile, *shape, cost);
   }
   return kExitOk;
 }
@@ -156,7 +186,15 @@ void register_cost_command(CLI::App& app, CommandFn* chosen) {
       ->required();
   command->add_option("--kind", options->kind, "cost model: operators roofline profile table");
   command->add_option("--fit", options->fit, "operators: built-in fit (a100 h100 h200 ascend)");
-  command->add_option("--cuda-graphs", options->cuda_graphs, "operators: none decode all");
+  command->add_option("--cuda-graphs", options->cuda_graphs,
+                      "operators: engine (its execution profile) none decode all");
+  command->add_option("--engine", options->engine,
+                      "whose execution profile: vllm (V1) vllm-v0 vllm-ascend sglang mindie");
+  command->add_option("--engine-version", options->engine_version,
+                      "engine release, e.g. 0.15.1 (default: the newest kvsim models)");
+  command->add_option("--max-num-seqs", options->max_num_seqs,
+                      "the engine's sequences per batch (its graph capture size follows it)");
+  command->add_flag("--enforce-eager", options->enforce_eager, "no CUDA graphs");
   command->add_option("--calibration", options->calibration,
                       "operators: calibration YAML (kvsim calibrate); table: the CSV");
   command->add_option("--profiles", options->profiles, "profile: a Vidur profile folder");

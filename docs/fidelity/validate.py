@@ -12,7 +12,10 @@ Usage: /usr/bin/python3 docs/fidelity/validate.py KVSIM_BINARY [OUT_DIR]
 Metrics: ttft_ms = mean TTFT; tpot_p50_ms / tpot_ms = TPOT p50 / mean; e2e_ms = mean request
 latency; throughput_out_tok_s_total = output tokens / simulated time (per replica);
 throughput_out_tok_s_per_gpu = the same / TP. Engine settings a row states are applied:
-enforce_eager=True (Qwen "Setting 1") runs without CUDA graphs.
+enforce_eager=True (Qwen "Setting 1") runs without CUDA graphs. A row of an engine kvsim has an
+execution profile for runs with it (vLLM's rows, from 2024: vllm-v0, decode graphs and the
+custom all-reduce; docs/cost_model.md "Engine execution profiles"); the others (TensorRT-LLM,
+LMDeploy, NIM, NeMo) run the generic execution (cost_model.cuda_graphs: decode).
 """
 import csv
 import json
@@ -64,10 +67,26 @@ def yaml_value(v):
     return str(v)
 
 
+# The engines kvsim has an execution profile for, by the measurements' engine column.
+PROFILES = {"vLLM": "vllm-v0"}
+
+
+def execution(row, kind):
+    """The scenario's engine line and cost_model section for the row."""
+    eager = "enforce_eager=True" in row["conditions"] and "etting" in row["conditions"]
+    profile = PROFILES.get(row["engine"])
+    if kind != "operators":
+        return "engine: vllm", f"cost_model: {{kind: {kind}}}"
+    if profile:
+        return (f"engine: {{name: {profile}, enforce_eager: {'true' if eager else 'false'}}}",
+                "cost_model: {kind: operators, cuda_graphs: engine}")
+    return "engine: vllm", f"cost_model: {{kind: operators, cuda_graphs: {'none' if eager else 'decode'}}}"
+
+
 def scenario(row, kind, trace):
     b, i, o, tp = (int(row[k]) for k in ("batch_size", "input_tokens", "output_tokens", "tp"))
     dtype = {"fp16": "fp16", "bf16": "bf16", "fp8": "fp8"}.get(row["weight_dtype"], "fp16")
-    graphs = "none" if "enforce_eager=True" in row["conditions"] and "etting" in row["conditions"] else "decode"
+    engine, cost_model = execution(row, kind)
     blocks = math.ceil(b * (i + o) / 16) + b + 16
     return "\n".join([
         f"name: {row['id']}",
@@ -75,10 +94,11 @@ def scenario(row, kind, trace):
         f"device: {DEVICES[row['device']]}",
         f"num_devices: {tp}",
         f"weight_dtype: {dtype}",
+        engine,
         f"cache: {{prefix_caching: false, dtype: {'fp8' if dtype == 'fp8' else 'fp16'}, num_blocks_override: {blocks}}}",
         f"scheduler: {{max_num_seqs: {b}, max_num_batched_tokens: {max(b * i, 8192)}, chunked_prefill: false}}",
         f"workload: {{trace: {trace}}}",
-        f"cost_model: {{kind: {kind}" + (f", cuda_graphs: {graphs}}}" if kind == "operators" else "}"),
+        cost_model,
         ""])
 
 

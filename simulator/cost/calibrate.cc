@@ -54,7 +54,7 @@ struct Problem {
   }
   // log(model / measured) per row.
   std::vector<double> residuals(const std::vector<double>& values) const {
-    const OperatorCostModel model(*inputs, fit_at(values), cuda_graphs);
+    const OperatorCostModel model(*inputs, fit_at(values), with_cuda_graphs({}, cuda_graphs));
     std::vector<double> out;
     for (const Measurement& m : *rows)
       out.push_back(std::log(modelled_seconds(model, m) / m.seconds));
@@ -241,8 +241,8 @@ StatusOr<CalibrationResult> calibrate(const std::vector<Measurement>& rows,
     if (!improved) break;
   }
   result.fit = p.fit_at(values);
-  const OperatorCostModel before(inputs, start, cuda_graphs),
-      after(inputs, result.fit, cuda_graphs);
+  const OperatorCostModel before(inputs, start, with_cuda_graphs({}, cuda_graphs)),
+      after(inputs, result.fit, with_cuda_graphs({}, cuda_graphs));
   for (const Measurement& m : rows) {
     result.before_s.push_back(modelled_seconds(before, m));
     result.after_s.push_back(modelled_seconds(after, m));

@@ -12,7 +12,8 @@ constexpr EnumNames<CostModelKind, 4> kKindNames{{{
     {CostModelKind::kTable, "table"},
 }}};
 
-constexpr EnumNames<CudaGraphs, 3> kCudaGraphsNames{{{
+constexpr EnumNames<CudaGraphs, 4> kCudaGraphsNames{{{
+    {CudaGraphs::kEngine, "engine"},
     {CudaGraphs::kNone, "none"},
     {CudaGraphs::kDecode, "decode"},
     {CudaGraphs::kAll, "all"},

@@ -24,9 +24,11 @@ std::string_view cost_model_kind_name(CostModelKind kind);
 StatusOr<CostModelKind> parse_cost_model_kind(std::string_view name);
 
 enum class CudaGraphs : uint8_t {
+  kEngine,  // "engine": the engine's execution profile decides (execution_profile.h)
+  // A generic execution (NCCL all-reduces, the CPU's work serial) with these graphs:
   kNone,    // "none": every iteration launches its kernels eagerly
-  kDecode,  // "decode": decode-only iterations run as a CUDA graph (vLLM's default)
-  kAll,     // "all": every iteration does (piecewise graphs around attention, vLLM v1)
+  kDecode,  // "decode": decode-only iterations run as a CUDA graph (vLLM V0's rule)
+  kAll,     // "all": every iteration does
 };
 std::string_view cuda_graphs_name(CudaGraphs mode);
 StatusOr<CudaGraphs> parse_cuda_graphs(std::string_view name);
@@ -48,7 +50,7 @@ struct CostModelConfig {
   double allreduce_latency_s = 10e-6;    // fixed time per all-reduce (tp > 1), seconds
   // operators:
   std::string fit;  // built-in fit (a100, h100, h200, ascend); "" = by device
-  CudaGraphs cuda_graphs = CudaGraphs::kDecode;
+  CudaGraphs cuda_graphs = CudaGraphs::kEngine;
   std::vector<FitOverride> parameters;  // cost_model.parameters, applied after calibration
   // operators: a YAML of fitted parameters (kvsim calibrate); table: the CSV of times. A
   // scenario that gives a .csv calibration without a kind means kind: table.

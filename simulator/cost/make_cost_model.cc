@@ -32,7 +32,8 @@ StatusOr<std::unique_ptr<CostModel>> make_cost_model(const CostModelConfig& conf
                                                      const ModelSpec& model,
                                                      const DeviceSpec& device,
                                                      const CapacityResult& capacity,
-                                                     DType weight_dtype, uint32_t num_devices) {
+                                                     DType weight_dtype, uint32_t num_devices,
+                                                     const ExecutionProfile& profile) {
   switch (config.kind) {
     case CostModelKind::kTable: {
       if (config.calibration.empty()) {
@@ -47,9 +48,9 @@ StatusOr<std::unique_ptr<CostModel>> make_cost_model(const CostModelConfig& conf
       return std::unique_ptr<CostModel>(new RooflineCostModel(inputs, config));
     }
     case CostModelKind::kProfile: {
-      KVSIM_ASSIGN_OR_RETURN(auto profile,
+      KVSIM_ASSIGN_OR_RETURN(auto profiled,
                              ProfileCostModel::load(config, model, device, num_devices));
-      return std::unique_ptr<CostModel>(std::move(profile));
+      return std::unique_ptr<CostModel>(std::move(profiled));
     }
     case CostModelKind::kOperators:
       break;
@@ -57,7 +58,7 @@ StatusOr<std::unique_ptr<CostModel>> make_cost_model(const CostModelConfig& conf
   KVSIM_ASSIGN_OR_RETURN(OperatorFit fit, resolve_operator_fit(config, device));
   return std::unique_ptr<CostModel>(
       new OperatorCostModel(operator_inputs(model, device, capacity, weight_dtype, num_devices),
-                            std::move(fit), config.cuda_graphs));
+                            std::move(fit), with_cuda_graphs(profile, config.cuda_graphs)));
 }
 
 }  // namespace kvsim::sim

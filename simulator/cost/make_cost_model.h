@@ -12,16 +12,20 @@
 #include "core/model/dtype.h"
 #include "core/model/model_spec.h"
 #include "simulator/cost/cost_model_config.h"
+#include "simulator/cost/execution_profile.h"
 #include "simulator/cost/operator_fits.h"
 #include "simulator/engine/cost_model.h"
 
 namespace kvsim::sim {
 
+// `profile`: how the engine runs its kernels (execution_profile.h); the default, no engine,
+// is the cost model's own rule (cost_model.cuda_graphs' decode graphs, NCCL all-reduces).
 StatusOr<std::unique_ptr<CostModel>> make_cost_model(const CostModelConfig& config,
                                                      const ModelSpec& model,
                                                      const DeviceSpec& device,
                                                      const CapacityResult& capacity,
-                                                     DType weight_dtype, uint32_t num_devices);
+                                                     DType weight_dtype, uint32_t num_devices,
+                                                     const ExecutionProfile& profile = {});
 
 // The operator model's fit for a configuration: `fit` by name or the device's, then the
 // calibration file's parameters (its base fit when `fit` is empty), then `parameters`.

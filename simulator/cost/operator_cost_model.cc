@@ -182,8 +182,9 @@ OperatorInputs operator_inputs(const ModelSpec& m, const DeviceSpec& device,
   return in;
 }
 
-OperatorCostModel::OperatorCostModel(OperatorInputs inputs, OperatorFit fit, CudaGraphs cuda_graphs)
-    : inputs_(std::move(inputs)), fit_(std::move(fit)), cuda_graphs_(cuda_graphs) {
+OperatorCostModel::OperatorCostModel(OperatorInputs inputs, OperatorFit fit,
+                                     ExecutionProfile profile)
+    : inputs_(std::move(inputs)), fit_(std::move(fit)), profile_(std::move(profile)) {
   KVSIM_CHECK(inputs_.peak_flops > 0 && inputs_.bandwidth_bps > 0,
               "the operator model needs a device with peak FLOP/s and bandwidth");
 }
@@ -201,27 +202,28 @@ double OperatorCostModel::evaluate(const BatchShape& b, Sink&& sink) const {
   const double recurrent = kinds.recurrent_layers;
   const double a = in.activation_bytes;
   const double bw = in.bandwidth_bps;
-  const bool graph = cuda_graphs_ == CudaGraphs::kAll ||
-                     (cuda_graphs_ == CudaGraphs::kDecode && b.num_prefill_chunks == 0);
-  const double launch = graph ? f.graph_launch_overhead_s : f.launch_overhead_s;
+  // A full graph holds every kernel; piecewise graphs all but attention's.
+  const ExecutionProfile& p = profile_;
+  const bool capturable = p.max_graph_tokens == 0 || b.new_tokens <= p.max_graph_tokens;
+  const bool full_graph =
+      capturable && (b.num_prefill_chunks == 0 ? p.decode_graphs : p.other_graphs);
+  const bool piecewise = capturable && !full_graph && p.piecewise_graphs;
+  const double launch = full_graph || piecewise ? f.graph_launch_overhead_s : f.launch_overhead_s;
+  const double attention_launch = full_graph ? f.graph_launch_overhead_s : f.launch_overhead_s;
   double total = 0;
   const auto emit = [&](const Terms& t) {
     if (t.count <= 0) return;  // a kind the model has no layers of
     total += t.count * t.time_s;
     sink(t);
   };
-  const CollectiveFit& group = collective_for(f, in.tp);
   emit(elementwise("input_norm", f.norm, 2 * a * m * in.hidden, bw, layers, launch));
   for (const GemmShape& g : in.attention_in) emit(gemm(f.gemm, in, g, m, m, 1, attention, launch));
   emit(gemm(f.gemm, in, in.recurrent_in, m, m, 1, recurrent, launch));
   emit(elementwise("rope", f.rope, 2 * a * m * in.rope_width, bw, attention, launch));
-  emit_mixers(b, launch, emit);
+  emit_mixers(b, attention_launch, emit);
   emit(gemm(f.gemm, in, in.o_proj, m, m, 1, attention, launch));
   emit(gemm(f.gemm, in, in.recurrent_out, m, m, 1, recurrent, launch));
-  if (in.tp > 1) {
-    const double share = 2.0 * (in.tp - 1) / in.tp;
-    emit(collective("all_reduce", group, share, a * m * in.hidden, 2 * layers, launch));
-  }
+  if (in.tp > 1) emit(all_reduce("all_reduce", a * m * in.hidden, 2 * layers, launch));
   emit(elementwise("post_norm", f.norm, 2 * a * m * in.hidden, bw, layers, launch));
   // Nemotron-H-style models put the FFN in layers of their own (kind none); the others in
   // every layer.
@@ -238,7 +240,11 @@ double OperatorCostModel::evaluate(const BatchShape& b, Sink&& sink) const {
   Terms overhead;
   overhead.name = "iteration_overhead";
   overhead.count = 1;
-  overhead.time_s = overhead.floor_s = f.iteration_overhead_s;
+  overhead.floor_s = f.iteration_overhead_s;
+  // Overlapped (async scheduling), the CPU's work adds only what the GPU's does not cover.
+  overhead.time_s =
+      p.overlap_cpu ? std::max(0.0, f.iteration_overhead_s - total) : f.iteration_overhead_s;
+  overhead.kernel = p.overlap_cpu ? "overlapped" : "";
   emit(overhead);
   return total;
 }
@@ -389,9 +395,7 @@ void OperatorCostModel::emit_model_ends(const BatchShape& b, double launch, Emit
   const CollectiveFit& group = collective_for(f, in.tp);
   const double n = in.tp;
   emit(elementwise("embedding", f.embedding, 2 * a * m * in.hidden, bw, 1, launch));
-  if (in.tp > 1) {
-    emit(collective("embedding_all_reduce", group, 2 * (n - 1) / n, a * m * in.hidden, 1, launch));
-  }
+  if (in.tp > 1) emit(all_reduce("embedding_all_reduce", a * m * in.hidden, 1, launch));
   emit(elementwise("final_norm", f.norm, 2 * a * m * in.hidden, bw, 1, launch));
   if (s == 0) return;
   const GemmShape head{"lm_head", in.hidden, in.vocab / n};
@@ -400,6 +404,26 @@ void OperatorCostModel::emit_model_ends(const BatchShape& b, double launch, Emit
     emit(collective("logits_all_gather", group, (n - 1) / n, a * s * in.vocab, 1, launch));
   }
   emit(elementwise("sampling", f.residual_add, 2 * kLogitBytes * s * in.vocab, bw, 1, launch));
+}
+
+OperatorCostModel::Terms OperatorCostModel::all_reduce(std::string_view name, double bytes,
+                                                       double count, double launch) const {
+  const double n = inputs_.tp;
+  const AllReduceKernel kernel = all_reduce_kernel(profile_, bytes);
+  Terms t;
+  switch (kernel) {
+    case AllReduceKernel::kOneShot:  // each rank reads every peer's whole tensor
+      t = collective(name, fit_.custom_one_shot, n - 1, bytes, count, launch);
+      break;
+    case AllReduceKernel::kTwoShot:  // reduce-scatter, then all-gather
+      t = collective(name, fit_.custom_two_shot, 2 * (n - 1) / n, bytes, count, launch);
+      break;
+    case AllReduceKernel::kNccl:
+      t = collective(name, collective_for(fit_, inputs_.tp), 2 * (n - 1) / n, bytes, count, launch);
+      break;
+  }
+  t.kernel = all_reduce_kernel_name(kernel);
+  return t;
 }
 
 double OperatorCostModel::iteration_s(const BatchShape& batch) const {

@@ -37,8 +37,10 @@
 // FFN), else over every layer.
 //
 // Every operator instance adds a launch overhead per kernel: the eager one, or the CUDA-graph
-// one when the iteration runs as a graph (cuda_graphs: decode — decode-only iterations, as
-// vLLM captures them — or all).
+// one when the engine runs the iteration as a graph (simulator/cost/execution_profile.h: a full
+// graph, or piecewise graphs that leave attention eager; cost_model.cuda_graphs none, decode or
+// all overrides the engine's rule). A TP all-reduce runs NCCL or the engine's custom one-shot /
+// two-shot kernel (the same profile), each with its own fit.
 //
 // GEMM:        t = floor + sqrt(tc^2 + tm^2), tc = 2 M K N / (P ec(M)),
 //              ec(M) = ec_max M / (M + M_half), tm = (w K N + a M (K + N)) / (BW em)
@@ -69,6 +71,7 @@
 #include "core/model/dtype.h"
 #include "core/model/model_spec.h"
 #include "simulator/cost/cost_model_config.h"
+#include "simulator/cost/execution_profile.h"
 #include "simulator/cost/layer_kind_costs.h"
 #include "simulator/cost/operator_fits.h"
 #include "simulator/engine/cost_model.h"
@@ -112,7 +115,7 @@ OperatorInputs operator_inputs(const ModelSpec& model, const DeviceSpec& device,
 
 class OperatorCostModel final : public CostModel {
  public:
-  OperatorCostModel(OperatorInputs inputs, OperatorFit fit, CudaGraphs cuda_graphs);
+  OperatorCostModel(OperatorInputs inputs, OperatorFit fit, ExecutionProfile profile);
 
   std::string name() const override { return "operators(" + fit_.name + ")"; }
   int64_t iteration_ns(const BatchShape& batch) const override;
@@ -121,6 +124,7 @@ class OperatorCostModel final : public CostModel {
   double iteration_s(const BatchShape& batch) const;
   const OperatorInputs& inputs() const { return inputs_; }
   const OperatorFit& fit() const { return fit_; }
+  const ExecutionProfile& profile() const { return profile_; }
 
   // One operator instance as evaluate() computed it (for explain and tests).
   enum class Form : uint8_t {
@@ -134,16 +138,17 @@ class OperatorCostModel final : public CostModel {
   struct Terms {
     std::string_view name;
     Form form = Form::kFixed;
-    double count = 0;       // instances
-    double time_s = 0;      // one instance, launch included
-    double flops = 0;       // one instance
-    double bytes = 0;       // one instance
-    double compute_s = 0;   // the compute bound (tc)
-    double memory_s = 0;    // the memory or transfer bound (tm)
-    double floor_s = 0;     // the fixed kernel or collective latency
-    double launch_s = 0;    // launch overhead
-    double m = 0;           // GEMM: tokens (per expert for MoE); attention: chunks or decodes
-    double efficiency = 0;  // GEMM ec(M), attention's achieved fraction, elementwise e
+    double count = 0;         // instances
+    double time_s = 0;        // one instance, launch included
+    double flops = 0;         // one instance
+    double bytes = 0;         // one instance
+    double compute_s = 0;     // the compute bound (tc)
+    double memory_s = 0;      // the memory or transfer bound (tm)
+    double floor_s = 0;       // the fixed kernel or collective latency
+    double launch_s = 0;      // launch overhead
+    double m = 0;             // GEMM: tokens (per expert for MoE); attention: chunks or decodes
+    double efficiency = 0;    // GEMM ec(M), attention's achieved fraction, elementwise e
+    std::string_view kernel;  // a collective's algorithm (all_reduce_kernel_name)
   };
   // Every operator of the iteration, in order (their count x time_s sum to iteration_s).
   std::vector<Terms> terms(const BatchShape& batch) const;
@@ -156,6 +161,9 @@ class OperatorCostModel final : public CostModel {
   // KV writes, attention of the full and sliding layers, recurrent state updates.
   template <typename Emit>
   void emit_mixers(const BatchShape& batch, double launch, Emit&& emit) const;
+  // An all-reduce of `bytes` per rank by the kernel the profile picks (NCCL, or the custom
+  // one-shot / two-shot kernel), `count` times.
+  Terms all_reduce(std::string_view name, double bytes, double count, double launch) const;
   Terms prefill_attention(const BatchShape& batch, double launch) const;
   Terms sliding_prefill_attention(const BatchShape& batch, double launch) const;
   // A prefill attention instance from its FLOPs, KV bytes read and compute time.
@@ -172,7 +180,7 @@ class OperatorCostModel final : public CostModel {
 
   OperatorInputs inputs_;
   OperatorFit fit_;
-  CudaGraphs cuda_graphs_;
+  ExecutionProfile profile_;
 };
 
 }  // namespace kvsim::sim

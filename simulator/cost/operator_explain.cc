@@ -57,10 +57,13 @@ std::string formula(const Terms& t, const OperatorInputs& in) {
              " x e(q)) = " + gflop(t.flops) + " in " + us(t.compute_s) + " (achieved " +
              num("%.3f", t.efficiency) + " of peak)" + launch;
     case Form::kCollective:
-      return "latency " + us(t.floor_s) + " + " + mb(t.bytes) + " on the bus = " + us(t.memory_s) +
-             launch;
+      return std::string(t.kernel.empty() ? "" : std::string(t.kernel) + ": ") + "latency " +
+             us(t.floor_s) + " + " + mb(t.bytes) + " on the bus = " + us(t.memory_s) + launch;
     case Form::kFixed:
-      return "fixed per iteration (scheduling, inputs, outputs)";
+      return t.kernel.empty() ? "fixed per iteration (scheduling, inputs, outputs)"
+                              : "CPU work " + us(t.floor_s) +
+                                    " per iteration, overlapped with the GPU's (async "
+                                    "scheduling): only what exceeds it counts";
   }
   return "";
 }

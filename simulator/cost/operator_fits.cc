@@ -26,6 +26,15 @@ constexpr double kIterationOverheadS = 0.5e-3;
 constexpr DecodeAttentionFit kDecodeAttention{1.5183e-05, 0.7629};
 constexpr PrefillAttentionFit kPrefillAttention{1.1836e-05, 0.5102, 35.9, 0.2225, 667.9};
 
+// vLLM's custom all-reduce kernels on H100 over NVLink, fitted by
+// docs/cost_model/fit_custom_allreduce.py to vLLM PRs #24111 and #24532's
+// benchmark_device_communicators rows (docs/cost_model/microbench, TP 2-6, 0.5-4 MB; residuals
+// median 6.0% and 7.2%). The A100 has 600 GB/s of NVLink where the H100 has 900: its buses are
+// scaled by 2/3, an estimate (no A100 row).
+constexpr CollectiveFit kH100CustomOneShot{4.7625e-06, 323.6};
+constexpr CollectiveFit kH100CustomTwoShot{1.2602e-05, 226.6};
+constexpr double kA100OverH100Nvlink = 600.0 / 900.0;
+
 OperatorFit with_overheads(OperatorFit fit) {
   fit.decode_attention = kDecodeAttention;
   fit.prefill_attention = kPrefillAttention;
@@ -51,6 +60,10 @@ OperatorFit a100_fit() {
   f.residual_add = {2.3561e-06, 0.9029};
   f.embedding = {5.2879e-06, 0.1500};
   f.all_reduce = {{{4.4205e-05, 170.3}, {3.7948e-05, 159.7}, {4.3329e-05, 151.6}}};
+  f.custom_one_shot = {kH100CustomOneShot.latency_s,
+                       kH100CustomOneShot.bus_gbps * kA100OverH100Nvlink};
+  f.custom_two_shot = {kH100CustomTwoShot.latency_s,
+                       kH100CustomTwoShot.bus_gbps * kA100OverH100Nvlink};
   return with_overheads(f);
 }
 
@@ -67,6 +80,8 @@ OperatorFit h100_fit() {
   f.residual_add = {1.9794e-06, 1.0000};
   f.embedding = {4.3123e-06, 0.1775};
   f.all_reduce = {{{2.6398e-05, 327.7}, {3.3035e-05, 388.6}, {2.9728e-05, 341.4}}};
+  f.custom_one_shot = kH100CustomOneShot;
+  f.custom_two_shot = kH100CustomTwoShot;
   return with_overheads(f);
 }
 
@@ -169,6 +184,10 @@ const std::vector<FitParameter>& fit_parameters() {
       KVSIM_FIT_FIELD_NAMED("all_reduce_4.bus_gbps", all_reduce[1].bus_gbps, 1e-3, 1e5),
       KVSIM_FIT_FIELD_NAMED("all_reduce_8.latency_s", all_reduce[2].latency_s, 0.0, 1e-2),
       KVSIM_FIT_FIELD_NAMED("all_reduce_8.bus_gbps", all_reduce[2].bus_gbps, 1e-3, 1e5),
+      KVSIM_FIT_FIELD_NAMED("custom_one_shot.latency_s", custom_one_shot.latency_s, 0.0, 1e-2),
+      KVSIM_FIT_FIELD_NAMED("custom_one_shot.bus_gbps", custom_one_shot.bus_gbps, 1e-3, 1e5),
+      KVSIM_FIT_FIELD_NAMED("custom_two_shot.latency_s", custom_two_shot.latency_s, 0.0, 1e-2),
+      KVSIM_FIT_FIELD_NAMED("custom_two_shot.bus_gbps", custom_two_shot.bus_gbps, 1e-3, 1e5),
       KVSIM_FIT_FIELD(launch_overhead_s, 0.0, 1e-2),
       KVSIM_FIT_FIELD(graph_launch_overhead_s, 0.0, 1e-2),
       KVSIM_FIT_FIELD(iteration_overhead_s, 0.0, 10.0),

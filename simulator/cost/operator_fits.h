@@ -85,10 +85,13 @@ struct OperatorFit {
   ElementwiseFit embedding;     // token embedding gather
   DecodeAttentionFit decode_attention;
   PrefillAttentionFit prefill_attention;
-  std::array<CollectiveFit, 3> all_reduce;  // for 2, 4 and 8 devices (kCollectiveGroupSizes)
-  double launch_overhead_s = 0;             // per kernel, eager launches
-  double graph_launch_overhead_s = 0;       // per kernel inside a CUDA graph
-  double iteration_overhead_s = 0;          // per iteration: scheduling, inputs, outputs (CPU)
+  std::array<CollectiveFit, 3> all_reduce;  // NCCL, for 2, 4 and 8 devices (kCollectiveGroupSizes)
+  // vLLM's and SGLang's custom all-reduce over NVLink (simulator/cost/execution_profile.h):
+  // one-shot t = latency + (n - 1) bytes / bus, two-shot t = latency + 2 (n - 1) / n bytes / bus.
+  CollectiveFit custom_one_shot, custom_two_shot;
+  double launch_overhead_s = 0;        // per kernel, eager launches
+  double graph_launch_overhead_s = 0;  // per kernel inside a CUDA graph
+  double iteration_overhead_s = 0;     // per iteration: scheduling, inputs, outputs (CPU)
 };
 
 // The built-in fits, by name.

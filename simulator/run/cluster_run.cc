@@ -79,8 +79,11 @@ StatusOr<Summary> run_cluster(const EngineSetup& setup, const ClusterSetup& clus
   std::vector<std::unique_ptr<CostModel>> cost_models;
   for (const ReplicaSetup& replica : cluster_setup.replicas) {
     KVSIM_ASSIGN_OR_RETURN(
-        auto cost, make_cost_model(s.cost_model, setup.model, replica.device, replica.capacity,
-                                   s.weight_dtype, replica.num_devices));
+        auto cost,
+        make_cost_model(s.cost_model, setup.model, replica.device, replica.capacity, s.weight_dtype,
+                        replica.num_devices,
+                        execution_profile(setup.engine_query, replica.device, replica.num_devices,
+                                          setup.engine.scheduler.max_num_seqs)));
     cost_models.push_back(std::move(cost));
   }
   const RunInfo info = cluster_run_info(setup, cluster_setup, cost_models.front()->name());

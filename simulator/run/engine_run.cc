@@ -41,7 +41,7 @@ StatusOr<Summary> run_engine(const EngineSetup& setup, const RunOptions& options
   const Scenario& s = setup.scenario;
   KVSIM_ASSIGN_OR_RETURN(auto cost_model,
                          make_cost_model(s.cost_model, setup.model, setup.device, setup.capacity,
-                                         s.weight_dtype, s.num_devices));
+                                         s.weight_dtype, s.num_devices, setup.execution));
   RunInfo info{s.name,
                setup.model.name,
                setup.device.name,

@@ -179,6 +179,8 @@ StatusOr<EngineSetup> prepare_engine_setup(const Scenario& s) {
   setup.capacity = plan.capacity;
   setup.engine_budget = plan.engine;
   KVSIM_RETURN_IF_ERROR(fill_engine_config(s, setup, &setup.engine));
+  setup.execution = execution_profile(setup.engine_query, setup.device, s.num_devices,
+                                      setup.engine.scheduler.max_num_seqs);
   return setup;
 }
 

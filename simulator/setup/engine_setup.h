@@ -24,6 +24,7 @@
 #include "core/engine/capacity_plan.h"
 #include "core/model/device_spec.h"
 #include "core/model/model_spec.h"
+#include "simulator/cost/execution_profile.h"
 #include "simulator/engine/engine.h"
 #include "simulator/scenario/scenario.h"
 
@@ -38,6 +39,7 @@ struct EngineSetup {
   CapacityResult capacity;
   std::optional<EngineBudget> engine_budget;  // the engine's terms (empty: no params)
   EngineConfig engine;                        // num_blocks from capacity (or the override)
+  ExecutionProfile execution;  // how the engine runs its kernels (the cost model's input)
 };
 
 // The scenario's engine; its cluster sections are ignored.

@@ -123,7 +123,7 @@ TEST(LayoutCliTest, RejectsOutOfRangeLocate) {
 
 TEST(PresetsCliTest, ListsEveryKind) {
   const json out = run_json("presets");
-  EXPECT_EQ(out["models"].size(), 48u);   // presets/models
+  EXPECT_EQ(out["models"].size(), 49u);   // presets/models
   EXPECT_EQ(out["devices"].size(), 23u);  // presets/devices
   EXPECT_TRUE(out.contains("scenarios"));
 }

@@ -31,7 +31,7 @@ Fixture llama_on_a100(uint32_t tp) {
 
 // Iterations and whole requests of many shapes, timed by the model with `truth`.
 std::vector<Measurement> generated(const OperatorInputs& inputs, const OperatorFit& truth) {
-  const OperatorCostModel model(inputs, truth, CudaGraphs::kDecode);
+  const OperatorCostModel model(inputs, truth, with_cuda_graphs({}, CudaGraphs::kDecode));
   std::vector<Measurement> rows;
   for (const std::string spec :
        {"prefill:1x128", "prefill:1x512", "prefill:1x2048", "prefill:4x4096", "prefill:1x8192",

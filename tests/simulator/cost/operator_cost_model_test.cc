@@ -48,7 +48,7 @@ OperatorCostModel make_model(uint32_t tp, DType weights = DType::kFp16) {
   const auto capacity = compute_capacity(kTinyModel, nullptr, query);
   EXPECT_TRUE(capacity.is_ok()) << capacity.status().message();
   return OperatorCostModel(operator_inputs(kTinyModel, tiny_device(), *capacity, weights, tp),
-                           round_fit(), CudaGraphs::kDecode);
+                           round_fit(), with_cuda_graphs({}, CudaGraphs::kDecode));
 }
 
 std::map<std::string, OperatorCostModel::Terms> by_name(const OperatorCostModel& model,
@@ -170,7 +170,7 @@ TEST(OperatorCostModel, TimeGrowsWithBatchContextAndPromptTokens) {
   query.tp = 2;
   const OperatorCostModel cost(
       operator_inputs(model, device, *compute_capacity(model, &device, query), DType::kFp16, 2),
-      operator_fit_for_device(device), CudaGraphs::kDecode);
+      operator_fit_for_device(device), with_cuda_graphs({}, CudaGraphs::kDecode));
   const auto decodes = [](uint64_t n, uint64_t context) {
     BatchShape b;
     for (uint64_t i = 0; i < n; ++i) b.add(1, context, /*prefill=*/false, /*sampled=*/true);
@@ -216,7 +216,7 @@ TEST(OperatorCostModel, MoeReadsTheExpertsTheBatchTouches) {
   in.expert_up = {"expert_up", 256, 256};
   in.expert_down = {"expert_down", 128, 256};
   in.expert_act_width = 3 * 128;
-  const OperatorCostModel model(in, round_fit(), CudaGraphs::kNone);
+  const OperatorCostModel model(in, round_fit(), with_cuda_graphs({}, CudaGraphs::kNone));
   const auto one = by_name(model, prefill(1));
   EXPECT_EQ(one.count("mlp_up"), 0u);
   // One token touches 8 (1 - (1 - 2/8)^1) = 2 experts: 2 weight matrices, 2 rows.
@@ -244,7 +244,8 @@ TEST(OperatorCostModel, AnMoePresetIsCostedByItsExperts) {
   EXPECT_DOUBLE_EQ(in.expert_up.n, 2.0 * 14'336 / 2);
   EXPECT_DOUBLE_EQ(in.expert_down.k, 14'336.0 / 2);
   EXPECT_DOUBLE_EQ(in.shared_up.n, 0.0);
-  const OperatorCostModel cost(in, operator_fit_for_device(device), CudaGraphs::kDecode);
+  const OperatorCostModel cost(in, operator_fit_for_device(device),
+                               with_cuda_graphs({}, CudaGraphs::kDecode));
   BatchShape decodes;
   for (int i = 0; i < 64; ++i) decodes.add(1, 1024, /*prefill=*/false, /*sampled=*/true);
   const auto ops = by_name(cost, decodes);
@@ -294,7 +295,7 @@ void expect_fit_reproduces_held_out_rows(const std::string& profile_device,
   CapacityQuery query;
   const OperatorCostModel cost(
       operator_inputs(model, device, *compute_capacity(model, &device, query), DType::kFp16, 1),
-      operator_fit_for_device(device), CudaGraphs::kNone);
+      operator_fit_for_device(device), with_cuda_graphs({}, CudaGraphs::kNone));
   const std::map<std::string, std::string> ops = {
       {"qkv_proj", "attn_pre_proj"}, {"o_proj", "attn_post_proj"},
       {"mlp_up", "mlp_up_proj"},     {"mlp_down", "mlp_down_proj"},
