@@ -8,6 +8,7 @@
 #include "simulator/simulation.h"
 #include "tests/simulator/cluster/cluster_test_util.h"
 #include "tests/simulator/mooncake_scan.h"
+#include "tests/simulator/run_scenario.h"
 #include "tests/test_data.h"
 
 namespace kvsim::sim {
@@ -95,13 +96,7 @@ TEST(Tiers, ASharedTierNeedsOneBlockGeometry) {
 }
 
 Summary simulate(const std::vector<std::string>& overrides) {
-  auto scenario = load_scenario("mooncake-conversation", overrides);
-  EXPECT_TRUE(scenario.is_ok()) << scenario.status().message();
-  auto setup = prepare_simulation(*scenario);
-  EXPECT_TRUE(setup.is_ok()) << setup.status().message();
-  auto summary = run_simulation(*setup, {});
-  EXPECT_TRUE(summary.is_ok()) << summary.status().message();
-  return *summary;
+  return testing::run_scenario("mooncake-conversation", overrides);
 }
 
 // HBM of 2,000 blocks of 512 tokens (it evicts), a DRAM tier with room for every block of the

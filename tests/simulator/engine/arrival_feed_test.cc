@@ -11,6 +11,7 @@
 #include <set>
 
 #include "simulator/simulation.h"
+#include "tests/simulator/run_scenario.h"
 
 namespace kvsim::sim {
 namespace {
@@ -50,15 +51,10 @@ class InFlightLog final : public SimObserver {
 InFlightLog run(const std::string& yaml, const std::vector<std::string>& overrides) {
   const auto path = std::filesystem::path(::testing::TempDir()) / "closed_loop.yaml";
   std::ofstream(path) << yaml;
-  auto scenario = load_scenario(path.string(), overrides);
-  EXPECT_TRUE(scenario.is_ok()) << scenario.status().message();
-  auto setup = prepare_simulation(*scenario);
-  EXPECT_TRUE(setup.is_ok()) << setup.status().message();
   InFlightLog log;
   RunOptions options;
   options.observers.push_back(&log);
-  auto summary = run_simulation(*setup, options);
-  EXPECT_TRUE(summary.is_ok()) << summary.status().message();
+  testing::run_scenario(path.string(), overrides, options);
   return log;
 }
 

@@ -7,6 +7,7 @@
 
 #include "simulator/output/stage_metrics.h"
 #include "simulator/simulation.h"
+#include "tests/simulator/run_scenario.h"
 
 namespace kvsim::sim {
 namespace {
@@ -28,13 +29,7 @@ constexpr char kStaged[] =
     "    output_tokens: 50\n";
 
 Summary run(const std::string& path, const std::vector<std::string>& overrides) {
-  auto scenario = load_scenario(path, overrides);
-  EXPECT_TRUE(scenario.is_ok()) << scenario.status().message();
-  auto setup = prepare_simulation(*scenario);
-  EXPECT_TRUE(setup.is_ok()) << setup.status().message();
-  auto summary = run_simulation(*setup, {});
-  EXPECT_TRUE(summary.is_ok()) << summary.status().message();
-  return *summary;
+  return testing::run_scenario(path, overrides);
 }
 
 TEST(BenchmarkScenario, StagesAreReportedEachOnItsOwn) {
