@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/config/presets.h"
 #include "tests/cli/run_cli.h"
 
 namespace kvsim::testing {
@@ -36,6 +37,45 @@ TEST(ConsistencyCliTest, TheKvDtypeIsKvDtypeEverywhereAndDtypeStillWorks) {
     SCOPED_TRACE(command);
     EXPECT_THAT(run_kvsim(std::string(command) + " --help").out, HasSubstr("--kv-dtype"));
   }
+}
+
+// `kvsim presets show [KIND] NAME` prints the embedded YAML byte for byte, comments included.
+TEST(ConsistencyCliTest, PresetsShowPrintsTheEmbeddedTextExactly) {
+  const CliResult model = run_kvsim("presets show llama3-8b");
+  EXPECT_EQ(model.exit_code, 0) << model.err;
+  EXPECT_EQ(model.out, std::string(*embedded_preset_text(PresetKind::kModel, "llama3-8b")));
+  const CliResult scenario = run_kvsim("presets show scenario default");
+  EXPECT_EQ(scenario.exit_code, 0) << scenario.err;
+  EXPECT_EQ(scenario.out, std::string(*embedded_preset_text(PresetKind::kScenario, "default")));
+  // Every embedded preset, by kind and name.
+  for (PresetKind kind : {PresetKind::kModel, PresetKind::kDevice, PresetKind::kScenario,
+                          PresetKind::kSweep, PresetKind::kLink}) {
+    for (const std::string& name : preset_names(kind)) {
+      SCOPED_TRACE(name);
+      EXPECT_EQ(run_kvsim("presets show " + std::string(preset_kind_name(kind)) + " " + name).out,
+                std::string(*embedded_preset_text(kind, name)));
+    }
+  }
+}
+
+// An unknown name exits 2 listing the valid ones with the nearest; a name two kinds share
+// asks for the kind.
+TEST(ConsistencyCliTest, PresetsShowRefusesAnUnknownOrAmbiguousName) {
+  const CliResult unknown = run_kvsim("presets show llama3-8");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("unknown preset 'llama3-8' (did you mean 'llama3-8b'?)"));
+  EXPECT_THAT(unknown.err, HasSubstr("h100-sxm"));
+  EXPECT_EQ(unknown.out, "");
+  const CliResult kinded = run_kvsim("presets show device llama3-8b");
+  EXPECT_EQ(kinded.exit_code, 2);
+  EXPECT_THAT(kinded.err, HasSubstr("unknown device preset 'llama3-8b'"));
+  EXPECT_THAT(kinded.err, HasSubstr("h100-sxm"));
+  const CliResult kind = run_kvsim("presets show modle llama3-8b");
+  EXPECT_EQ(kind.exit_code, 2);
+  EXPECT_THAT(kind.err, HasSubstr("unknown preset kind 'modle' (did you mean 'model'?)"));
+  const CliResult shared = run_kvsim("presets show tiered-prefix-pool");
+  EXPECT_EQ(shared.exit_code, 2);
+  EXPECT_THAT(shared.err, HasSubstr("scenario and sweep"));
 }
 
 }  // namespace
