@@ -162,10 +162,10 @@ void register_presets_command(CLI::App& app, CommandFn* chosen) {
   command->add_flag("--json", *json, "print JSON");
   auto show_args = std::make_shared<std::vector<std::string>>();
   CLI::App* show = command->add_subcommand("show", "print one preset's YAML exactly as embedded");
-  show->add_option("args", *show_args,
-                   "[KIND] NAME: KIND is model, device, scenario, sweep or link")
+  show->add_option("preset", *show_args, "KIND is model, device, scenario, sweep or link")
       ->required()
-      ->expected(1, 2);
+      ->expected(1, 2)
+      ->type_name("[KIND] NAME");
   // The parent's callback runs after its subcommand's: it leaves `show`'s choice in place.
   command->callback([json, show, show_args, chosen] {
     if (show->parsed()) {

@@ -4,11 +4,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/config/presets.h"
 #include "tests/cli/run_cli.h"
+#include "tests/test_data.h"
 
 namespace kvsim::testing {
 namespace {
@@ -76,6 +80,47 @@ TEST(ConsistencyCliTest, PresetsShowRefusesAnUnknownOrAmbiguousName) {
   const CliResult shared = run_kvsim("presets show tiered-prefix-pool");
   EXPECT_EQ(shared.exit_code, 2);
   EXPECT_THAT(shared.err, HasSubstr("scenario and sweep"));
+}
+
+// The example lines at the end of `kvsim <path> --help` (each "  kvsim ..." after "Examples:").
+std::vector<std::string> help_examples(const std::string& path) {
+  std::istringstream help(run_kvsim(path + " --help").out);
+  std::vector<std::string> lines;
+  bool in_examples = false;
+  for (std::string line; std::getline(help, line);) {
+    if (line == "Examples:") in_examples = true;
+    if (in_examples && line.rfind("  kvsim ", 0) == 0) lines.push_back(line.substr(8));
+  }
+  return lines;
+}
+
+// Every subcommand, nested ones included, ends its --help with examples, and every example
+// runs as written from the checkout's root and exits 0.
+TEST(ConsistencyCliTest, EveryHelpEndsWithExamplesThatRun) {
+  std::filesystem::current_path(source_dir());
+  const std::vector<std::string> paths = {
+      "capacity", "layout", "model",     "model import", "presets", "presets show",
+      "simulate", "blocks", "sweep",     "sweep merge",  "kernels", "kernels validate",
+      "generate", "ppl",    "calibrate", "cost"};
+  for (const std::string& path : paths) {
+    SCOPED_TRACE(path);
+    const std::vector<std::string> examples = help_examples(path);
+    ASSERT_FALSE(examples.empty());
+    for (const std::string& example : examples) {
+      EXPECT_EQ(example.rfind(path.substr(0, path.find(' ')), 0), 0u) << example;
+      const CliResult run = run_kvsim(example + " >/dev/null");
+      EXPECT_EQ(run.exit_code, 0) << "kvsim " << example << "\n" << run.err;
+    }
+  }
+  // The list above is every subcommand kvsim has: its top-level help names no other.
+  std::istringstream top(run_kvsim("--help").out);
+  bool in_subcommands = false;
+  for (std::string line; std::getline(top, line);) {
+    if (line == "Subcommands:") in_subcommands = true;
+    if (!in_subcommands || line.rfind("  ", 0) != 0) continue;
+    const std::string name = line.substr(2, line.find(' ', 2) - 2);
+    EXPECT_NE(std::find(paths.begin(), paths.end(), name), paths.end()) << name;
+  }
 }
 
 }  // namespace
