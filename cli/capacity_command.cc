@@ -121,7 +121,8 @@ void register_capacity_command(CLI::App& app, CommandFn* chosen) {
   add_model_options(command, &options->model);
   command->add_option("--device", options->device,
                       "device preset or YAML file; a comma-separated list, or 'all'");
-  command->add_option("--dtype", options->dtype, "KV dtype: fp32 fp16 bf16 fp8 int8 int4");
+  command->add_option("--kv-dtype,--dtype", options->dtype,
+                      "KV dtype: fp32 fp16 bf16 fp8 int8 int4 (--dtype: the old name)");
   command->add_option("--weight-dtype", options->weight_dtype, "weight dtype");
   command->add_option("--batch", options->batch, "sequences in the request")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));

@@ -71,7 +71,7 @@ void register_layout_command(CLI::App& app, CommandFn* chosen) {
       app.add_subcommand("layout", "one KV block in the ND and NZ layouts, and element offsets");
   add_model_options(command, &options->model);
   command->add_option("--device", options->device, "device preset or YAML file (sets n0, block)");
-  command->add_option("--dtype", options->dtype, "KV dtype");
+  command->add_option("--kv-dtype,--dtype", options->dtype, "KV dtype (--dtype: the old name)");
   command->add_option("--block-size", options->block_size, "tokens per block")
       ->check(CLI::Range(1u, 1u << 20));
   command->add_option("--locate", options->locate, "TOKEN,HEAD,DIM: where one element lands");

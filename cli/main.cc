@@ -5,6 +5,7 @@
 
 #include "cli/arg_checks.h"
 #include "cli/command.h"
+#include "cli/help_examples.h"
 
 namespace kvsim::cli {
 
@@ -33,6 +34,7 @@ int run(int argc, char** argv) {
   register_cost_command(app, &chosen);
   register_calibrate_command(app, &chosen);
   forbid_negative_numbers(&app);
+  add_help_examples(&app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
