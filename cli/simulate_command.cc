@@ -14,6 +14,7 @@
 #include "core/base/text_format.h"
 #include "simulator/cluster/cluster_summary.h"
 #include "simulator/output/stage_metrics.h"
+#include "simulator/output/summary_reading.h"
 #include "simulator/simulation.h"
 
 namespace kvsim::cli {
@@ -32,32 +33,6 @@ std::string latency_line(const char* name, const sim::LatencySummary& l) {
                      format_fixed(l.p50, 4), format_fixed(l.p90, 4), format_fixed(l.p99, 4));
 }
 
-// One line under the summary saying what limited the run, read from the KV figures: a full pool
-// with preemptions (KV memory bounds the batch), a nearly full one, or one with room to spare.
-std::string reading_line(const sim::Summary& s) {
-  const std::string peak = format_fixed(s.kv_usage_peak * 100, 1);
-  const std::string reuse = s.prefix_cache_hit_rate > 0
-                                ? fmt::format("; prefix reuse saved {}% of prompt tokens",
-                                              format_fixed(s.prefix_cache_hit_rate * 100, 1))
-                                : "";
-  if (s.preemptions > 0) {
-    return fmt::format(
-        "reading  the KV pool filled (peak {}%) and {} preemptions recomputed or "
-        "swapped work: KV memory, not compute, bounds this load{}\n",
-        peak, format_count(s.preemptions), reuse);
-  }
-  if (s.kv_usage_peak >= 0.8) {
-    return fmt::format(
-        "reading  the KV pool ran near full (peak {}%) without preemption: "
-        "little headroom for more load{}\n",
-        peak, reuse);
-  }
-  return fmt::format(
-      "reading  the KV pool peaked at {}%: compute or the arrival rate, not KV "
-      "memory, bounds this run{}\n",
-      peak, reuse);
-}
-
 void print_text(const sim::SimulationSetup& setup, const sim::Summary& s) {
   std::string text;
   text += fmt::format("scenario {}: {} on {} x {}, {} cost model\n", s.info.scenario, s.info.model,
@@ -69,6 +44,7 @@ void print_text(const sim::SimulationSetup& setup, const sim::Summary& s) {
   text += fmt::format("requests {} completed, {} dropped, {} preemptions\n",
                       format_count(s.requests_completed), format_count(s.requests_dropped),
                       format_count(s.preemptions));
+  text += sim::dropped_reasons(s);
   text += fmt::format("time     {} s simulated, {} s wall ({} events)\n",
                       format_fixed(s.sim_duration_s, 2), format_fixed(s.wall_s, 2),
                       format_count(s.events));
@@ -81,7 +57,7 @@ void print_text(const sim::SimulationSetup& setup, const sim::Summary& s) {
                   format_fixed(s.kv_usage_peak * 100, 1), format_fixed(s.kv_usage_mean * 100, 1),
                   format_fixed(s.prefix_cache_hit_rate * 100, 1),
                   format_bytes(static_cast<double>(s.swap_bytes)));
-  text += reading_line(s);
+  text += sim::summary_reading(s);
   text += sim::stages_text(s.stages);
   if (s.extension != nullptr) text += s.extension->text();
   if (s.workload.rows_skipped_bad > 0 || s.workload.rows_failed > 0) {

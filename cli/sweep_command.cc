@@ -4,14 +4,17 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <thread>
 
 #include "cli/command.h"
+#include "simulator/sweep/slo_answer.h"
 #include "simulator/sweep/sweep_merge.h"
 #include "simulator/sweep/sweep_point_runner.h"
+#include "simulator/sweep/sweep_results.h"
 #include "simulator/sweep/sweep_runner.h"
 
 namespace kvsim::cli {
@@ -69,6 +72,41 @@ int run_dry(const std::vector<sim::SweepPoint>& points, size_t shard, size_t sha
   return kExitOk;
 }
 
+bool is_bad_input(const Status& status) {
+  return status.code() == StatusCode::kInvalidArgument || status.code() == StatusCode::kNotFound ||
+         status.code() == StatusCode::kParseError;
+}
+
+// Prints what the sweep found (an SLO sweep's answer per point) and how many points failed.
+// Every point failed: the first error on stderr and exit 2 when it was bad input, else 1.
+int report_sweep(const sim::SweepSpec& spec, const sim::SweepRunResult& result,
+                 const std::string& out) {
+  auto records = sim::read_point_records(out);
+  if (!records.is_ok()) return report_error(records.status());
+  std::sort(records->begin(), records->end(),
+            [](const sim::PointRecord& a, const sim::PointRecord& b) { return a.index < b.index; });
+  if (!spec.slo.is_null()) {
+    std::printf("max request rate under the SLO, per point:\n%s",
+                sim::slo_answer_text(*records).c_str());
+  }
+  std::printf("%zu points run, %zu failed, %zu resumed; summary: %s/summary.csv\n", result.ran,
+              result.failed, result.skipped, out.c_str());
+  const auto first_failed = std::find_if(records->begin(), records->end(),
+                                         [](const sim::PointRecord& r) { return !r.ok; });
+  if (first_failed == records->end()) return kExitOk;
+  const std::string first =
+      result.first_failure.is_ok() ? first_failed->error : result.first_failure.message();
+  const size_t num_failed =
+      std::count_if(records->begin(), records->end(), [](const auto& r) { return !r.ok; });
+  if (num_failed < records->size()) {
+    std::fprintf(stderr, "kvsim: %zu of %zu points failed (the others are kept); first: %s\n",
+                 num_failed, records->size(), first.c_str());
+    return kExitOk;
+  }
+  std::fprintf(stderr, "kvsim: every point failed; first: %s\n", first.c_str());
+  return is_bad_input(result.first_failure) ? kExitBadInput : kExitCheckFailed;
+}
+
 int run_sweep_command(const SweepOptions& o) {
   if (o.sweep.empty()) return report_error(Status::invalid_argument("give a sweep file or name"));
   auto spec = sim::load_sweep(o.sweep);
@@ -92,9 +130,7 @@ int run_sweep_command(const SweepOptions& o) {
   options.on_progress = progress_printer();
   auto result = sim::run_sweep(*spec, *points, *runner, options);
   if (!result.is_ok()) return report_error(result.status());
-  std::printf("%zu points run, %zu failed, %zu resumed; summary: %s/summary.csv\n", result->ran,
-              result->failed, result->skipped, out.c_str());
-  return kExitOk;
+  return report_sweep(*spec, *result, out);
 }
 
 int run_merge_command(const SweepOptions& o) {

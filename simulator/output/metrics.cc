@@ -95,6 +95,7 @@ Summary MetricsCollector::build(const RunInfo& info, const EngineStats& stats,
   const double duration_ns = static_cast<double>(stats.last_event_ns);
   s.kv_usage_mean = ratio(static_cast<double>(stats.kv_used_block_ns), duration_ns * blocks);
   s.concurrency_mean = ratio(static_cast<double>(stats.in_system_ns), duration_ns);
+  s.busy_fraction = ratio(static_cast<double>(stats.busy_ns), duration_ns);
   s.swap_out_bytes = stats.swap_out_bytes;
   s.swap_in_bytes = stats.swap_in_bytes;
   s.swap_bytes = s.swap_out_bytes + s.swap_in_bytes;

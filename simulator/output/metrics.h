@@ -99,6 +99,10 @@ struct Summary {
   uint64_t prompt_tokens = 0, cached_prompt_tokens = 0, output_tokens = 0;
   uint64_t prefill_tokens_computed = 0, decode_tokens_computed = 0, recomputed_tokens = 0;
   double kv_usage_peak = 0, kv_usage_mean = 0, concurrency_mean = 0;
+  // The busiest engine's share of the run spent in iterations (a cluster's busiest replica;
+  // its summary.json has each replica's as replicas.<name>.busy_fraction). Not written to
+  // summary.json: the text summary's reading weighs it (simulator/output/summary_reading.h).
+  double busy_fraction = 0;
   uint64_t swap_bytes = 0, swap_out_bytes = 0, swap_in_bytes = 0;
   uint64_t events = 0, iterations = 0;
   WorkloadStats workload;

@@ -107,8 +107,10 @@ StatusOr<Summary> run_cluster(const EngineSetup& setup, const ClusterSetup& clus
   Summary summary = metrics.build(info, merged_engine_stats(*cluster), cluster->workload_stats());
   auto cluster_summary = std::make_shared<ClusterSummary>(summarize_cluster(*cluster));
   summary.kv_usage_peak = 0;
+  summary.busy_fraction = 0;  // the merged stats sum every replica's busy time
   for (const ReplicaSummary& replica : cluster_summary->replicas) {
     summary.kv_usage_peak = std::max(summary.kv_usage_peak, replica.kv_usage_peak);
+    summary.busy_fraction = std::max(summary.busy_fraction, replica.busy_fraction);
   }
   summary.extension = std::move(cluster_summary);
   if (stages != nullptr) summary.stages = stages->build();

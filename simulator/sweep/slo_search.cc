@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 
 #include "core/base/text_format.h"
 #include "core/config/config_reader.h"
@@ -29,7 +30,30 @@ std::string limit_metric(std::string_view key) {
 struct Probe {
   bool meets = false;
   FlatMetrics metrics;
+  std::string violated;  // the limit missed, when !meets
 };
+
+double metric_or_zero(const FlatMetrics& metrics, const char* key) {
+  const auto it = metrics.find(key);
+  return it == metrics.end() ? 0.0 : it->second;
+}
+
+// SloSearchResult::binding for the lowest failing probe, against the answer's metrics.
+std::string binding_of(const std::optional<Probe>& lowest_failing, const FlatMetrics& answer) {
+  if (!lowest_failing) return "none (no load up to the highest tried missed the SLO)";
+  const Probe& failing = *lowest_failing;
+  const double dropped = metric_or_zero(failing.metrics, "requests_dropped");
+  if (dropped > metric_or_zero(answer, "requests_dropped")) {
+    return fmt::format("drops ({} requests dropped)", format_number(dropped));
+  }
+  const double preemptions = metric_or_zero(failing.metrics, "preemptions");
+  const double kv_peak = metric_or_zero(failing.metrics, "kv_usage_peak");
+  if (preemptions > 0 || kv_peak >= 0.95) {
+    return fmt::format("KV memory ({}; KV peak {}%, {} preemptions)", failing.violated,
+                       format_fixed(kv_peak * 100, 1), format_number(preemptions));
+  }
+  return failing.violated;
+}
 
 }  // namespace
 
@@ -75,7 +99,12 @@ StatusOr<SloSearchResult> search_max_load(const LoadRunner& run, const SloSpec& 
     ++result.evaluations;
     KVSIM_ASSIGN_OR_RETURN(FlatMetrics metrics, run(load));
     std::string violated;
-    return Probe{meets_slo(metrics, slo, &violated), std::move(metrics)};
+    const bool meets = meets_slo(metrics, slo, &violated);
+    return Probe{meets, std::move(metrics), std::move(violated)};
+  };
+  std::optional<Probe> lowest_failing;  // probes fail at ever lower loads: the last is lowest
+  const auto note = [&](Probe* failed) {
+    if (!failed->meets) lowest_failing = std::move(*failed);
   };
   double lo = 0;
   double hi = 0;
@@ -92,10 +121,12 @@ StatusOr<SloSearchResult> search_max_load(const LoadRunner& run, const SloSpec& 
         result.metrics = std::move(next.metrics);
       } else {
         hi = lo * 2;
+        note(&next);
       }
     }
   } else {
     hi = load;
+    note(&first);
     while (lo == 0 && hi > kMinLoad && result.evaluations < slo.max_evaluations) {
       KVSIM_ASSIGN_OR_RETURN(Probe next, probe(hi / 2));
       if (next.meets) {
@@ -103,9 +134,11 @@ StatusOr<SloSearchResult> search_max_load(const LoadRunner& run, const SloSpec& 
         result.metrics = std::move(next.metrics);
       } else {
         hi /= 2;
+        note(&next);
       }
     }
   }
+  result.binding = binding_of(lowest_failing, result.metrics);
   if (lo == 0) return result;  // nothing met the SLO down to kMinLoad
   result.found = true;
   while (hi > 0 && hi / lo > slo.precision && result.evaluations < slo.max_evaluations) {
@@ -116,10 +149,12 @@ StatusOr<SloSearchResult> search_max_load(const LoadRunner& run, const SloSpec& 
       result.metrics = std::move(next.metrics);
     } else {
       hi = mid;
+      note(&next);
     }
   }
   result.load_factor = lo;
   result.failing_factor = hi;
+  result.binding = binding_of(lowest_failing, result.metrics);
   return result;
 }
 

@@ -48,6 +48,12 @@ struct SloSearchResult {
   double failing_factor = 0;  // the lowest load factor found to miss it (0 = none within range)
   FlatMetrics metrics;        // the metrics at load_factor
   int evaluations = 0;
+  // What stopped the load from rising, read at the lowest failing load: "drops (N requests
+  // dropped)" when it dropped more requests than the answer did, "KV memory (<limit missed>;
+  // KV peak P%, N preemptions)" when its pool preempted or ran >= 95% full, else the limit it
+  // missed ("ttft_s.p99 = 3.1 > 2"); "none (no load up to the highest tried missed the SLO)"
+  // when no load failed.
+  std::string binding;
 };
 
 StatusOr<SloSearchResult> search_max_load(const LoadRunner& run, const SloSpec& slo);

@@ -41,6 +41,7 @@ std::string point_record_json(const PointRecord& record) {
   json out = point_header(record);
   out["status"] = record.ok ? "ok" : "error";
   out["error"] = record.error;
+  if (!record.binding.empty()) out["binding"] = record.binding;
   json values = json::array();
   for (const auto& [key, text] : record.values)
     values.push_back(json{{"key", key}, {"value", text}});
@@ -59,6 +60,7 @@ StatusOr<PointRecord> parse_point_record(const std::string& json_text, const std
     record.name = in.at("name").get<std::string>();
     record.ok = in.at("status").get<std::string>() == "ok";
     record.error = in.at("error").get<std::string>();
+    record.binding = in.value("binding", std::string());
     for (const json& value : in.at("values")) {
       record.values.emplace_back(value.at("key").get<std::string>(),
                                  value.at("value").get<std::string>());

@@ -17,6 +17,7 @@ struct PointRecord {
   std::string name;
   bool ok = false;
   std::string error;
+  std::string binding;  // PointOutcome::binding; in result.json only when not empty
   std::vector<std::pair<std::string, std::string>> values;  // key -> value text, column order
   FlatMetrics metrics;
 };

@@ -31,9 +31,10 @@ PointRecord record_for(const SweepPoint& point) {
   return record;
 }
 
-// Runs one point in a temporary folder and renames it into place once its result is written.
+// Runs one point in a temporary folder and renames it into place once its result is written;
+// *why_failed says why the point failed (ok when it did not).
 StatusOr<PointRecord> run_point(const SweepPoint& point, const PointRunner& runner,
-                                const fs::path& points_dir, size_t worker) {
+                                const fs::path& points_dir, size_t worker, Status* why_failed) {
   const fs::path final_dir = points_dir / point.id;
   const fs::path work_dir = points_dir / fmt::format(".{}.tmp{}-{}", point.id, ::getpid(), worker);
   std::error_code error;
@@ -50,6 +51,8 @@ StatusOr<PointRecord> run_point(const SweepPoint& point, const PointRunner& runn
   }
   record.ok = outcome.status.is_ok();
   record.error = outcome.status.message();
+  record.binding = outcome.binding;
+  *why_failed = outcome.status;
   for (const auto& [key, value] : outcome.metrics) {
     if (std::isfinite(value)) record.metrics[key] = value;  // JSON has no NaN; absent = unknown
   }
@@ -82,11 +85,15 @@ class SweepState {
   }
 
   // Records a finished point; rewrites summary.csv at most once per interval.
-  Status add_finished(PointRecord record) {
+  Status add_finished(PointRecord record, const Status& failure) {
     std::lock_guard lock(mutex_);
     ++ran_;
     ++progress_.done;
     if (!record.ok) ++progress_.failed;
+    if (!failure.is_ok() && (first_failure_.is_ok() || record.index < first_failure_index_)) {
+      first_failure_ = failure;
+      first_failure_index_ = record.index;
+    }
     records_.push_back(std::move(record));
     progress_.elapsed_s = seconds_since(start_);
     const size_t remaining = progress_.total - progress_.done;
@@ -109,7 +116,9 @@ class SweepState {
     if (first_error_.is_ok()) first_error_ = status;
   }
   Status first_error() const { return first_error_; }
-  SweepRunResult result() const { return {ran_, progress_.failed, progress_.skipped}; }
+  SweepRunResult result() const {
+    return {ran_, progress_.failed, progress_.skipped, first_failure_};
+  }
   void report_start() const {
     if (options_.on_progress) options_.on_progress(progress_);
   }
@@ -135,6 +144,8 @@ class SweepState {
   Clock::time_point start_;
   Clock::time_point last_summary_;
   Status first_error_;
+  Status first_failure_;  // of the failed point with the lowest index (SweepRunResult)
+  size_t first_failure_index_ = 0;
 };
 
 Status write_manifest(const SweepSpec& spec, const std::vector<SweepPoint>& points,
@@ -199,9 +210,10 @@ StatusOr<SweepRunResult> run_sweep(const SweepSpec& spec, const std::vector<Swee
   const auto work = [&](size_t worker) {
     for (size_t i = next++; i < to_run.size(); i = next++) {
       if (options.stop != nullptr && *options.stop) return;
-      auto record = run_point(to_run[i], runner, points_dir, worker);
+      Status failure;
+      auto record = run_point(to_run[i], runner, points_dir, worker, &failure);
       Status added =
-          record.is_ok() ? state.add_finished(std::move(record).value()) : record.status();
+          record.is_ok() ? state.add_finished(std::move(record).value(), failure) : record.status();
       if (!added.is_ok()) state.set_error(added);
     }
   };

@@ -33,8 +33,9 @@ namespace kvsim::sim {
 using FlatMetrics = std::map<std::string, double>;
 
 struct PointOutcome {
-  Status status;        // ok, or why the point failed (recorded; the sweep goes on)
-  FlatMetrics metrics;  // empty on failure
+  Status status;             // ok, or why the point failed (recorded; the sweep goes on)
+  FlatMetrics metrics;       // empty on failure
+  std::string binding = {};  // what limits the point (an SLO search's binding limit); "" else
 };
 
 // Runs one point, writing its files into `point_dir` (already created). Called from several
@@ -68,6 +69,9 @@ struct SweepRunResult {
   size_t ran = 0;
   size_t failed = 0;
   size_t skipped = 0;
+  // Why the failed point with the lowest index run here failed, with its code (ok when none
+  // failed): `kvsim sweep` exits 2 when every point failed on bad input, 1 otherwise.
+  Status first_failure;
 };
 
 // Runs this shard's points of `points` (the whole expanded sweep). A failing point is recorded

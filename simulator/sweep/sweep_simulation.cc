@@ -80,6 +80,7 @@ PointOutcome run_slo_point(const SloSpec& slo, const std::string& base_dir, cons
     outcome.metrics = std::move(*metrics);
   }
   add_slo_metrics(*search, start_rate, *setup, &outcome.metrics);
+  outcome.binding = search->binding;
   return outcome;
 }
 

@@ -92,6 +92,30 @@ TEST(SimulateCliTest, BadInputExitsWithTwoAndSaysWhere) {
   EXPECT_THAT(no_model.err, HasSubstr("no-such-model"));
 }
 
+TEST(SimulateCliTest, TheReadingNamesComputeWhenEveryReplicaIsBusy) {
+  // Two replicas at 40 requests/s: both iterate 94-100% of the run, their pools fill and
+  // requests queue for minutes. The reading said "KV memory, not compute, bounds this load".
+  const CliResult busy =
+      run_kvsim("simulate default --set cluster.replicas=2 --set workload.synthetic.rate=40");
+  ASSERT_EQ(busy.exit_code, 0) << busy.err;
+  EXPECT_THAT(busy.out, HasSubstr("reading  compute binds: the busiest engine iterated 100.0%"));
+  EXPECT_THAT(busy.out, ::testing::Not(HasSubstr("not compute")));
+  // At 2 requests/s nothing queues: the arrival rate sets the pace.
+  const CliResult light =
+      run_kvsim(std::string("simulate default") + kSmall + " --set workload.synthetic.rate=2");
+  EXPECT_THAT(light.out, HasSubstr("reading  the arrival rate bounds this run"));
+}
+
+TEST(SimulateCliTest, DroppedRequestsAreCountedByReason) {
+  // Prompts up to 20,000 tokens against llama3-8b's 8,192-token context.
+  const CliResult result = run_kvsim(std::string("simulate default") + kSmall +
+                                     " --set workload.synthetic.prompt_tokens.max=20000"
+                                     " --set workload.synthetic.prompt_tokens.mean=5000");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("35 dropped"));
+  EXPECT_THAT(result.out, HasSubstr("dropped  35 too_long (longer than the model's context)\n"));
+}
+
 TEST(SimulateCliTest, PresetsListsScenarioDescriptions) {
   const CliResult presets = run_kvsim("presets");
   EXPECT_EQ(presets.exit_code, 0);

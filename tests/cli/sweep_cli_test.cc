@@ -2,6 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "tests/cli/run_cli.h"
 
 namespace kvsim::testing {
@@ -58,6 +60,54 @@ TEST(SweepCliTest, ShardsMergeIntoTheUnshardedSummaryAndFailuresAreRecorded) {
   EXPECT_EQ(read_text_file(whole / "summary.csv"), summary);
   for (const char* name : {"whole", "shard0", "shard1", "shard2", "merged"})
     fs::remove_all(temp(name));
+}
+
+// An SLO sweep over `devices` on 200 requests of the default chat workload.
+fs::path slo_sweep(const std::string& name, const std::string& devices) {
+  const fs::path dir = temp(name);
+  fs::create_directories(dir);
+  std::ofstream(dir / "sweep.yaml") << "kind: simulate\nbase: default\n"
+                                       "set: {workload.synthetic.num_requests: 200}\n"
+                                       "grid: {device: ["
+                                    << devices << "]}\nslo: {ttft_p99_s: 2.0, precision: 1.1}\n";
+  return dir;
+}
+
+TEST(SweepCliTest, AnSloSweepPrintsItsAnswerPerPoint) {
+  const fs::path dir = slo_sweep("slo", "a100-80g, h100-sxm");
+  const CliResult result =
+      run_kvsim("sweep " + (dir / "sweep.yaml").string() + " --out " + (dir / "out").string());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("max request rate under the SLO, per point:\n"));
+  // Each point: its rate, its cost from the device's hourly price, and what bound it.
+  for (const char* device : {"device=a100-80g  max ", "device=h100-sxm  max "})
+    EXPECT_THAT(result.out, HasSubstr(device));
+  EXPECT_THAT(
+      result.out,
+      ::testing::ContainsRegex(
+          R"(device=h100-sxm  max [0-9.]+ req/s  \$[0-9.]+ per M tokens \(\$[0-9.]+ per M output\)  bound by )"));
+  EXPECT_THAT(result.out, ::testing::ContainsRegex("bound by (KV memory \\()?ttft_s.p99 = "));
+  EXPECT_THAT(result.out, HasSubstr("2 points run, 0 failed"));
+  fs::remove_all(dir);
+}
+
+TEST(SweepCliTest, ASweepWhoseEveryPointFailsExitsWithTheFirstError) {
+  const fs::path all = slo_sweep("slo_all_fail", "no-such-device, other-device");
+  const CliResult failed =
+      run_kvsim("sweep " + (all / "sweep.yaml").string() + " --out " + (all / "out").string());
+  EXPECT_EQ(failed.exit_code, 2);  // bad input: an unknown device
+  EXPECT_THAT(failed.err, HasSubstr("every point failed; first: "));
+  EXPECT_THAT(failed.err, HasSubstr("no-such-device"));
+  EXPECT_THAT(failed.out, HasSubstr("device=no-such-device  failed: "));
+  fs::remove_all(all);
+
+  const fs::path some = slo_sweep("slo_some_fail", "a100-80g, no-such-device");
+  const CliResult partial =
+      run_kvsim("sweep " + (some / "sweep.yaml").string() + " --out " + (some / "out").string());
+  EXPECT_EQ(partial.exit_code, 0) << partial.err;
+  EXPECT_THAT(partial.out, HasSubstr("device=a100-80g        max "));
+  EXPECT_THAT(partial.err, HasSubstr("1 of 2 points failed (the others are kept); first: "));
+  fs::remove_all(some);
 }
 
 TEST(SweepCliTest, BadInputExitsWithTwo) {

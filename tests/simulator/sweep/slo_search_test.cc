@@ -53,6 +53,44 @@ TEST(SloSearchTest, ReportsWhenNothingMeetsTheSlo) {
   EXPECT_FALSE(result->found);
 }
 
+TEST(SloSearchTest, NamesWhatBindsAtTheLowestFailingLoad) {
+  const SloSpec slo = slo_from_text("ttft_p99_s: 0.5\nprecision: 1.01\n");
+  auto latency = search_max_load(queue_latency, slo);
+  ASSERT_TRUE(latency.is_ok());
+  EXPECT_THAT(latency->binding, ::testing::StartsWith("ttft_s.p99 = "));
+  EXPECT_THAT(latency->binding, ::testing::EndsWith(" > 0.5"));
+  // The same queue, its pool preempting from load 6 on.
+  auto kv = search_max_load(
+      [](double load) -> StatusOr<FlatMetrics> {
+        FlatMetrics m = *queue_latency(load);
+        m["preemptions"] = load >= 6 ? 12 : 0;
+        m["kv_usage_peak"] = load >= 6 ? 1.0 : 0.5;
+        return m;
+      },
+      slo);
+  ASSERT_TRUE(kv.is_ok());
+  EXPECT_THAT(kv->binding, ::testing::StartsWith("KV memory (ttft_s.p99 = "));
+  EXPECT_THAT(kv->binding, HasSubstr("; KV peak 100.0%, 12 preemptions)"));
+  // Requests dropped beyond load 4 (none below): drops bind, whatever the latency.
+  auto drops = search_max_load(
+      [](double load) -> StatusOr<FlatMetrics> {
+        FlatMetrics m = *queue_latency(load);
+        m["requests_dropped"] = load > 4 ? 30 : 0;
+        if (load > 4) m["ttft_s.p99"] = 1e9;
+        return m;
+      },
+      slo);
+  ASSERT_TRUE(drops.is_ok());
+  EXPECT_EQ(drops->binding, "drops (30 requests dropped)");
+  auto unbounded = search_max_load(
+      [](double) -> StatusOr<FlatMetrics> {
+        return FlatMetrics{{"ttft_s.p99", 0.1}};
+      },
+      slo);
+  ASSERT_TRUE(unbounded.is_ok());
+  EXPECT_THAT(unbounded->binding, ::testing::StartsWith("none"));
+}
+
 TEST(SloSearchTest, SpecErrors) {
   auto node = parse_yaml("start_rate_per_s: 2\n", "slo.yaml");
   auto none = slo_from_config(*node);

@@ -3,6 +3,7 @@
 // request per batch (max_num_seqs 1) with one output token, constant arrivals. Up to 10
 // requests/s nothing queues and TTFT is 0.1 s; beyond, request n waits n x (0.1 - 1/rate), so
 // TTFT p99 <= 0.15 s holds only up to 10 requests/s (plus 0.13% over 400 requests).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "simulator/io/atomic_file.h"
@@ -52,6 +53,9 @@ TEST(SloSimulationTest, MaxRateIsTheInverseOfTheServiceTime) {
   EXPECT_NEAR(max_rate, 10.0, 10.0 * 0.01);
   EXPECT_LE(outcome.metrics.at("ttft_s.p99"), 0.15);  // the metrics at the answer meet the SLO
   EXPECT_TRUE(fs::exists(dir / "point" / "summary.json"));
+  // One request at a time: no preemption, no drop; TTFT is what binds.
+  EXPECT_EQ(outcome.binding.rfind("ttft_s.p99 = ", 0), 0u) << outcome.binding;
+  EXPECT_THAT(outcome.binding, ::testing::EndsWith(" > 0.15"));
 
   // 10% more load misses the SLO.
   ConfigNode faster = points->front().config;
