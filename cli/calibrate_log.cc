@@ -69,6 +69,7 @@ std::string difference_text(const FigureRow& row) {
 void print_text(const CalibrateLogOptions& o, const StartupLog& log, const CalibrationSetup& setup,
                 const LogCalibration& c) {
   const EngineBudget& b = *c.predicted.engine;
+  if (!setup.model_mismatch.empty()) std::printf("warning: %s\n", setup.model_mismatch.c_str());
   std::printf("%s: %s %s, model %s, device %s, TP %u\n", o.log_path.c_str(),
               std::string(engine_kind_name(b.kind)).c_str(), engine_version_name(b.version).c_str(),
               setup.model.name.c_str(), setup.device.name.c_str(), setup.capacity.tp);
@@ -94,11 +95,15 @@ void print_text(const CalibrateLogOptions& o, const StartupLog& log, const Calib
   for (const std::string& note : c.notes) std::printf("  note: %s\n", note.c_str());
 }
 
-nlohmann::json to_json(const CalibrateLogOptions& o, const std::string& output,
-                       const StartupLog& log, const CalibrationSetup& setup,
-                       const LogCalibration& c) {
-  nlohmann::json out;
+// Keys in this order: a model other than the log's comes first (null when they agree).
+nlohmann::ordered_json to_json(const CalibrateLogOptions& o, const std::string& output,
+                               const StartupLog& log, const CalibrationSetup& setup,
+                               const LogCalibration& c) {
+  nlohmann::ordered_json out;
   const EngineBudget& b = *c.predicted.engine;
+  out["model_mismatch"] = setup.model_mismatch.empty()
+                              ? nlohmann::ordered_json(nullptr)
+                              : nlohmann::ordered_json(setup.model_mismatch);
   out["log"] = o.log_path;
   out["engine"] = engine_kind_name(b.kind);
   out["version"] = engine_version_name(b.version);
@@ -107,11 +112,12 @@ nlohmann::json to_json(const CalibrateLogOptions& o, const std::string& output,
   out["tp"] = setup.capacity.tp;
   out["assumed"] = setup.assumed;
   out["log_notes"] = log.notes;
-  nlohmann::json rows = nlohmann::json::array();
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const FigureRow& row : c.rows) {
-    nlohmann::json r = {
+    nlohmann::ordered_json r = {
         {"name", row.name}, {"unit", row.unit}, {"logged", *row.logged}, {"line", row.line}};
-    r["predicted"] = row.predicted ? nlohmann::json(*row.predicted) : nlohmann::json(nullptr);
+    r["predicted"] =
+        row.predicted ? nlohmann::ordered_json(*row.predicted) : nlohmann::ordered_json(nullptr);
     rows.push_back(r);
   }
   out["figures"] = rows;
@@ -123,7 +129,8 @@ nlohmann::json to_json(const CalibrateLogOptions& o, const std::string& output,
                        {"kv_tokens", cal.reported ? cal.reported->kv_tokens : 0},
                        {"exact", c.exact},
                        {"pool_from", c.target_source}};
-  out["deployment"] = output.empty() ? nlohmann::json(nullptr) : nlohmann::json(output);
+  out["deployment"] =
+      output.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(output);
   return out;
 }
 

@@ -46,6 +46,67 @@ StatusOr<ConfigNode> reference_node(PresetKind kind, const std::string& name_or_
   return load_preset_node(kind, name_or_path);
 }
 
+// The part of a model's name or path that names the model: the last path component, or in a
+// Hugging Face hub cache path (".../models--Qwen--Qwen3-8B/snapshots/<commit>", where the last
+// component is a commit hash) the repository folder's; without the owner either way.
+std::string_view model_name_component(std::string_view name) {
+  if (const size_t hub = name.find("models--"); hub != std::string_view::npos) {
+    name.remove_prefix(hub + 8);
+    name = name.substr(0, name.find('/'));
+    if (const size_t owner = name.rfind("--"); owner != std::string_view::npos) {
+      name.remove_prefix(owner + 2);
+    }
+    return name;
+  }
+  while (!name.empty() && name.back() == '/') name.remove_suffix(1);
+  if (const size_t slash = name.find_last_of('/'); slash != std::string_view::npos) {
+    name.remove_prefix(slash + 1);
+  }
+  if (const size_t owner = name.find("__"); owner != std::string_view::npos) {
+    name.remove_prefix(owner + 2);  // an imported config's "owner__name" stem
+  }
+  return name;
+}
+
+// The words of a model's name (same_model_names): runs of letters or of digits in
+// model_name_component, lower-cased, letters after digits kept with them ("8b").
+std::vector<std::string> model_name_words(std::string_view full_name) {
+  const std::string_view name = model_name_component(full_name);
+  std::vector<std::string> words(1);
+  for (const char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (!std::isalnum(u)) {
+      if (!words.back().empty()) words.emplace_back();
+      continue;
+    }
+    if (std::isdigit(u) && !words.back().empty() && std::isalpha(words.back().front())) {
+      words.emplace_back();  // "llama3" -> "llama", "3"
+    }
+    words.back() += static_cast<char>(std::tolower(u));
+  }
+  if (words.back().empty()) words.pop_back();
+  return words;
+}
+
+// `needle` appears in a row in `haystack`.
+bool contains_run(const std::vector<std::string>& haystack,
+                  const std::vector<std::string>& needle) {
+  return std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end()) !=
+         haystack.end();
+}
+
+// What to say first when the log runs another model than --model (empty: the same, or no name
+// to compare). The model's own name and the flag's file stem both count as the given name.
+std::string model_mismatch(const StartupLog& log, const std::string& flag, const ModelSpec& model) {
+  if (log.model.empty() || flag.empty()) return "";
+  if (same_model_names(log.model, model.name) || same_model_names(log.model, preset_stem(flag))) {
+    return "";
+  }
+  return "the log runs the model '" + log.model + "', not --model " + model.name +
+         ": kvsim's figures are " + model.name +
+         "'s and cannot match the log's; give the log's model as --model";
+}
+
 StatusOr<ModelSpec> resolve_model(const StartupLog& log, const CalibrationFlags& flags,
                                   CalibrationSetup* out) {
   std::string name = flags.model;
@@ -62,7 +123,9 @@ StatusOr<ModelSpec> resolve_model(const StartupLog& log, const CalibrationFlags&
     name = *preset;
   }
   KVSIM_ASSIGN_OR_RETURN(out->model_node, reference_node(PresetKind::kModel, name));
-  return load_model(name);
+  KVSIM_ASSIGN_OR_RETURN(ModelSpec model, load_model(name));
+  out->model_mismatch = model_mismatch(log, flags.model, model);
+  return model;
 }
 
 // The weight dtype a log implies: its quantization method, the model's name, its dtype.
@@ -151,9 +214,29 @@ void resolve_engine(const StartupLog& log, const CalibrationFlags& flags, Calibr
   if (log.warm_compile_cache) e.warm_compile_cache = log.warm_compile_cache->value != 0;
   if (log.total_bytes)
     e.total_memory_bytes = static_cast<uint64_t>(std::llround(log.total_bytes->value));
+  // What the device held at the engine's start snapshot: total - free (other processes', and
+  // what the runtime had taken). The engines' rules decide what it costs (engine_memory.h).
+  if (log.free_at_start_bytes && log.total_bytes &&
+      log.total_bytes->value > log.free_at_start_bytes->value) {
+    const auto used = static_cast<uint64_t>(
+        std::llround(log.total_bytes->value - log.free_at_start_bytes->value));
+    if (f.device_used_bytes > 0 && f.device_used_bytes != used) {
+      out->assumed.push_back("memory in use at start: the log's (line " +
+                             std::to_string(log.free_at_start_bytes->line) +
+                             ") wins over --device-used-bytes");
+    }
+    e.device_used_bytes = used;
+  }
 }
 
 }  // namespace
+
+bool same_model_names(std::string_view a, std::string_view b) {
+  const std::vector<std::string> words_a = model_name_words(a);
+  const std::vector<std::string> words_b = model_name_words(b);
+  if (words_a.empty() || words_b.empty()) return true;  // nothing to tell them apart by
+  return contains_run(words_a, words_b) || contains_run(words_b, words_a);
+}
 
 StatusOr<CalibrationSetup> resolve_calibration_setup(const StartupLog& log,
                                                      const CalibrationFlags& flags) {

@@ -10,14 +10,18 @@
 //                                ESTIMATE_CUDAGRAPHS=1; before 0.18 graphs come out of the
 //                                1 - utilization slack)
 //                            <= 0.9.0 also charges the CUDA context and other processes'
-//                            memory (non_torch = total - free - torch_allocated); model
-//                            runner v2 (>= 0.25 dense, >= 0.29 all): a lighter sampler, a
-//                            cold torch.compile's peak, no graph estimate before 0.29
+//                            memory (non_torch = total - free - torch_allocated); >= 0.9.1
+//                            charges none of it but refuses to start when total - in use <
+//                            total x utilization (an error naming the largest utilization
+//                            that starts); model runner v2 (>= 0.25 dense, >= 0.29 all): a
+//                            lighter sampler, a cold torch.compile's peak, no graph estimate
+//                            before 0.29
 //   vllm-v0 (0.4 -> 0.10)    the same budget; profiling batch max(max_model_len, 2048) tokens
 //                            unless chunked prefill (auto-enabled above 32K context from 0.6)
 //   vllm-ascend              <= 0.14: total x util - (torch peak + non-torch incl. other
-//                            processes); >= 0.15: vLLM V1's profiler; from 0.18.0rc1 the 310P
-//                            worker halves the result (the device's kv_memory_factor 0.5)
+//                            processes); >= 0.15: vLLM V1's profiler and start check; from
+//                            0.18.0rc1 the 310P worker subtracts what was in use at start
+//                            again (#14274) and halves the result (kv_memory_factor 0.5)
 //                            after subtracting non-torch memory "cleared by empty_cache"
 //   sglang                   available = free memory at start x mem_fraction_static - weights
 //                            (activations and graphs live in the 1 - mem_fraction_static rest)
@@ -95,7 +99,9 @@ struct EngineQuery {
   // no compile runs inside the profile run. kvsim's default is a first launch, cold.
   bool warm_compile_cache = false;
   EntryPoint entry_point = EntryPoint::kServer;
-  uint64_t device_used_bytes = 0;              // memory other processes hold on the device at start
+  // Memory in use on the device when the engine starts: other processes' (--device-used-bytes),
+  // or a log's total - free at the start snapshot, which also holds the runtime's own.
+  uint64_t device_used_bytes = 0;
   std::optional<uint64_t> total_memory_bytes;  // the total the engine reads; empty: the device's
   // A deployment's measured set-aside (kvsim calibrate): replaces the modelled terms.
   std::optional<uint64_t> measured_set_aside_bytes;

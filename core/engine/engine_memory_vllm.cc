@@ -2,6 +2,7 @@
 // an NPU worker). Sources are read from vLLM's and vllm-ascend's history (docs/engine_memory.md
 // gives commits and quotes).
 #include <algorithm>
+#include <cmath>
 
 #include "core/base/text_format.h"
 #include "core/engine/engine_memory_rules.h"
@@ -168,6 +169,36 @@ SetAsideTerm context_term(const Inputs& in, const std::string& source) {
           formula, source};
 }
 
+// From vLLM 0.9.1 (PR #19312) and vllm-ascend 0.15 the worker snapshots the device at start
+// and charges only what grows from there, so other processes' memory costs the KV cache
+// nothing; instead the worker refuses to start when the free memory at start is below the
+// requested share (gpu_worker.py init_device, vllm_ascend/worker/worker.py _init_device).
+// device_used_bytes stands for what the snapshot sees in use (a log's total - free).
+// (vllm-ascend's 310P worker, from 0.18, subtracts it again all the same: `charged`.)
+Status check_free_at_start(const Inputs& in, const std::string& engine, bool charged,
+                           EngineBudget* out) {
+  const uint64_t used = in.query.device_used_bytes;
+  if (used == 0) return Status::ok();
+  const uint64_t free = in.total_bytes > used ? in.total_bytes - used : 0;
+  if (free < out->requested_bytes) {
+    const double most = static_cast<double>(free) / static_cast<double>(in.total_bytes);
+    return Status::invalid_argument(
+        engine + " " + engine_version_name(in.version) + " refuses to start: the free memory at " +
+        "start, " + format_bytes(free) + " (total " + format_bytes(in.total_bytes) + " - " +
+        format_bytes(used) + " in use), is below the requested " +
+        format_bytes(out->requested_bytes) + " (total x gpu_memory_utilization " +
+        format_number(out->memory_utilization) + "): it raises \"Free memory on device ... on " +
+        "startup is less than desired GPU memory utilization\"; a utilization of at most " +
+        format_fixed(std::floor(most * 100) / 100, 2) + " starts");
+  }
+  out->notes.push_back(format_bytes(used) + " in use on the device at start: the worker checks " +
+                       "that the rest, " + format_bytes(free) + ", covers the requested memory" +
+                       (charged
+                            ? " (and the 310P worker subtracts it again, a term above)"
+                            : " and charges none of it (its profile starts from that snapshot)"));
+  return Status::ok();
+}
+
 void add_graph_term(const Inputs& in, bool default_subtract, const std::string& name,
                     const std::string& source, EngineBudget* out) {
   if (in.query.enforce_eager) {
@@ -216,7 +247,7 @@ Status vllm_v1_budget(const Inputs& in, EngineBudget* out) {
   if (out->graphs_subtracted && v < kV1GraphEstimate) {
     out->notes.push_back("vLLM before 0.18 has no graph estimate; kvsim subtracts its own");
   }
-  return Status::ok();
+  return v < kV1MemoryProfiler ? Status::ok() : check_free_at_start(in, "vLLM", false, out);
 }
 
 Status vllm_v0_budget(const Inputs& in, EngineBudget* out) {
@@ -279,9 +310,12 @@ Status vllm_ascend_budget(const Inputs& in, EngineBudget* out) {
   const bool halves = v >= kAscend310pHalving && in.device.kv_memory_factor < 1.0;
   if (halves) {
     if (in.query.device_used_bytes > 0) {
-      out->terms.push_back({"non-torch memory cleared by empty_cache", in.query.device_used_bytes,
-                            "other processes' memory, subtracted again (vllm-ascend issue #14274)",
-                            "vllm_ascend/_310p/worker_310p.py"});
+      out->terms.push_back(
+          {"non-torch memory cleared by empty_cache", in.query.device_used_bytes,
+           "what was in use at the start snapshot (total - free then: other processes' and "
+           "the runtime's), subtracted again (vllm-ascend #14004, #14274)",
+           "vllm_ascend/_310p/worker_310p.py determine_available_memory: (total - free - "
+           "torch reserved) after the profile, less its non-torch increase"});
     }
     out->kv_factor = in.device.kv_memory_factor;
     out->kv_factor_source =
@@ -292,7 +326,7 @@ Status vllm_ascend_budget(const Inputs& in, EngineBudget* out) {
   }
   add_graph_term(in, false, "NPU graph memory", "vllm-ascend worker: graph pool bytes (#8289)",
                  out);
-  return Status::ok();
+  return v < kAscendProfiler ? Status::ok() : check_free_at_start(in, "vllm-ascend", halves, out);
 }
 
 }  // namespace kvsim::engine_rules

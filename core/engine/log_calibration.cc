@@ -55,8 +55,15 @@ std::optional<LoggedValue> logged_non_torch(const StartupLog& log) {
                      false};
 }
 
-std::vector<FigureRow> figure_rows(const StartupLog& log, const ModelSpec& model,
+// What the device held at start (total - free), in GiB, reported at the free-memory line.
+std::optional<double> in_use_at_start(const StartupLog& log) {
+  if (!log.free_at_start_bytes || !log.total_bytes) return std::nullopt;
+  return (log.total_bytes->value - log.free_at_start_bytes->value) / kBytesPerGiB;
+}
+
+std::vector<FigureRow> figure_rows(const StartupLog& log, const CalibrationSetup& setup,
                                    const CapacityPlan& p) {
+  const ModelSpec& model = setup.model;
   std::vector<FigureRow> rows;
   const EngineBudget& b = *p.engine;
   const std::optional<LoggedValue> activation = logged_activation(log);
@@ -70,6 +77,9 @@ std::vector<FigureRow> figure_rows(const StartupLog& log, const ModelSpec& model
           b.total_bytes / kBytesPerGiB);
   add_row(&rows, "requested memory", "GiB", log.requested_bytes, gib(log.requested_bytes),
           b.requested_bytes / kBytesPerGiB);
+  // Taken into the prediction, as the total is: what it costs is the engine's rule.
+  add_row(&rows, "in use at start", "GiB", log.free_at_start_bytes, in_use_at_start(log),
+          static_cast<double>(setup.engine.device_used_bytes) / kBytesPerGiB);
   add_row(&rows, "weights", "GiB", log.weights_bytes, gib(log.weights_bytes),
           term_gib(b, "weights"));
   // From v0.21 the engine subtracts its CUDA-graph estimate, and the "Actual usage ... GiB for
@@ -175,7 +185,7 @@ StatusOr<LogCalibration> calibrate_from_log(const StartupLog& log, const Calibra
   if (!out.predicted.engine) {
     return Status::invalid_argument("model '" + setup.model.name + "' has no num_params");
   }
-  out.rows = figure_rows(log, setup.model, out.predicted);
+  out.rows = figure_rows(log, setup, out.predicted);
   KVSIM_ASSIGN_OR_RETURN(const Target target, logged_pool(log, out.predicted));
   out.target_blocks = target.blocks;
   out.target_source = target.source;
@@ -185,6 +195,12 @@ StatusOr<LogCalibration> calibrate_from_log(const StartupLog& log, const Calibra
       budget_for(log, target.blocks, out.predicted.capacity.kv_bytes_per_block);
   const uint64_t rest =
       static_cast<uint64_t>(std::ceil(static_cast<long double>(kv_budget) / budget.kv_factor));
+  if (rest > budget.requested_bytes && !setup.model_mismatch.empty()) {
+    return Status::invalid_argument(setup.model_mismatch + " (as " + setup.model.name +
+                                    "'s, the log's KV cache would take " + format_bytes(kv_budget) +
+                                    ", more than the requested " +
+                                    format_bytes(budget.requested_bytes) + ")");
+  }
   if (rest > budget.requested_bytes) {
     return Status::invalid_argument("the log's KV cache (" + format_bytes(kv_budget) +
                                     ") exceeds what kvsim takes as the "

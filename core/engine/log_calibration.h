@@ -2,6 +2,7 @@
 // the measured set-aside with which kvsim reproduces the log's KV cache exactly.
 //
 //   1. predicted  = plan_capacity(model, device, the log's settings) — no figure of the log
+//      beyond what it says of the device (its total, and what was in use at start)
 //   2. the log's pool: "# GPU blocks" / "GPU KV cache size: N tokens" (N / block size; vLLM
 //      >= 0.21 prints int(blocks / ceil(L / block) x L)) / SGLang "#tokens" / vllm-ascend
 //      "Available memory: <bytes>"; failing those, "Available KV cache memory" (rounded GiB:
@@ -11,6 +12,8 @@
 //   4. set-aside = requested - ceil(B / kv_factor)   (requested from the log's total and
 //      utilization where it gives them), so floor((requested - set-aside) x kv_factor) = B
 //   5. calibrated = plan_capacity with that set-aside: its blocks are the log's (checked)
+// A pool that does not fit the requested memory is an error; where --model is not the log's
+// model (CalibrationSetup::model_mismatch) the error says that, not "check --mem-fraction".
 #pragma once
 
 #include <optional>

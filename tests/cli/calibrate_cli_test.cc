@@ -83,6 +83,9 @@ TEST(CalibrateCliTest, EveryRealLogIsReproducedExactly) {
                   deployment.string());
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const json out = json::parse(result.out, nullptr, /*allow_exceptions=*/false);
+    // The model each row gives is the one its log runs (owner, fine-tune and quantization aside).
+    EXPECT_TRUE(out.contains("model_mismatch") && out["model_mismatch"].is_null())
+        << out["model_mismatch"];
     const json& calibrated = out["calibrated"];
     EXPECT_TRUE(calibrated["exact"].get<bool>());
     const char* key = c.unit == "blocks" ? "num_blocks" : "kv_tokens";
@@ -227,6 +230,79 @@ TEST(CalibrateCliTest, EngineFlagsAndTheLoggedCompileCacheReachThePrediction) {
                              "from the cache, took 2.1 s\n";
   EXPECT_EQ(predicted_tokens(warm_log, ""), warm);
   std::filesystem::remove(warm_log);
+}
+
+// A log of another model than --model is said first: the log runs Qwen2.5-0.5B-Instruct, whose
+// 1,629,520 tokens of KV would take 174 GiB of Qwen3-0.6B's, which kvsim blamed on
+// --mem-fraction; where the pool still fits (Llama-3.1-8B's log given Qwen3-8B) the calibration
+// goes on, under a first line (and a first JSON key) saying whose log it is.
+TEST(CalibrateCliTest, AnotherModelThanTheLogsIsSaidFirst) {
+  const auto models = data_root() / "engine_memory" / "models";
+  const CliResult wrong =
+      run_kvsim("calibrate --from-log " +
+                (data_root() / "startup_logs" / "v1_0.27.1_qwen25-0.5b_24g_wsl2.log").string() +
+                " --model " + (models / "qwen3-0.6b.yaml").string() + " --device " +
+                (data_root() / "engine_memory" / "devices" / "gpu-24g-wsl2.yaml").string());
+  EXPECT_EQ(wrong.exit_code, 2);
+  const size_t named = wrong.err.find("Qwen/Qwen2.5-0.5B-Instruct");
+  EXPECT_NE(named, std::string::npos) << wrong.err;
+  EXPECT_THAT(wrong.err, HasSubstr("qwen3-0.6b"));
+  EXPECT_LT(named, wrong.err.find("--mem-fraction")) << wrong.err;
+  const std::string fits =
+      "calibrate --from-log " +
+      (data_root() / "startup_logs" / "v1_0.31.0_llama31-8b_a100.log").string() +
+      " --model qwen3-8b --device a100-80g";
+  const CliResult text = run_kvsim(fits);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const std::string first_line = text.out.substr(0, text.out.find('\n'));
+  EXPECT_THAT(first_line, HasSubstr("meta-llama/Llama-3.1-8B-Instruct"));
+  EXPECT_THAT(first_line, HasSubstr("qwen3-8b"));
+  const CliResult as_json = run_kvsim(fits + " --json");
+  ASSERT_EQ(as_json.exit_code, 0) << as_json.err;
+  const auto out = nlohmann::ordered_json::parse(as_json.out, nullptr, false);
+  ASSERT_TRUE(out.is_object() && !out.empty());
+  EXPECT_EQ(out.begin().key(), "model_mismatch");
+  EXPECT_THAT(out["model_mismatch"].dump(), HasSubstr("Llama-3.1-8B-Instruct"));
+}
+
+// vllm-ascend 0.22.1rc1 on a 310P3 shared with a MindIE service (vllm-ascend #14004): "Free
+// memory on device: 23.45 / 43.24 GiB", so 19.79 GiB were held before it started, and its 310P
+// worker subtracted them again (#14274), leaving 0.09 GiB of KV cache where kvsim, reading no
+// free memory, predicted 9.73 GiB (+10,713%). The figure is read and reported, and the
+// prediction takes it: half of it (the 310P halving) comes off the budget, which lands within
+// 0.3 GiB of the log (kvsim's 1 GiB NPU non-torch term is the rest: the log's non-KV memory is
+// 1.65 GiB, kvsim's 2.16).
+TEST(CalibrateCliTest, TheFreeMemoryAtStartEntersThePrediction) {
+  const auto log = data_root() / "startup_logs" / "ascend_0.22.1rc1_310p3_qwen3-0.6b.log";
+  const std::string flags =
+      " --model " + (data_root() / "engine_memory" / "models" / "qwen3-0.6b.yaml").string() +
+      " --device " + (data_root() / "engine_memory" / "devices" / "ascend-310p3-43g.yaml").string();
+  const auto available = [&flags](const std::filesystem::path& path, double* in_use) {
+    const CliResult result = run_kvsim("calibrate --from-log " + path.string() + flags + " --json");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    const json out = json::parse(result.out, nullptr, /*allow_exceptions=*/false);
+    const json* row = out.is_object() ? figure(out, "in use at start") : nullptr;
+    if (in_use != nullptr) *in_use = row != nullptr ? (*row)["logged"].get<double>() : -1;
+    const json* kv = out.is_object() ? figure(out, "available KV cache memory") : nullptr;
+    return kv != nullptr ? (*kv)["predicted"].get<double>() : 1e9;
+  };
+  double in_use = 0;
+  const double predicted = available(log, &in_use);
+  EXPECT_NEAR(in_use, 43.24 - 23.45, 1e-9);
+  EXPECT_NEAR(predicted, 0.09, 0.3);
+  // The same log without its free-memory line: the prediction rises by exactly half of it.
+  const auto alone = std::filesystem::temp_directory_path() /
+                     ("kvsim_310p_alone_" + std::to_string(::getpid()) + ".log");
+  std::ofstream out(alone);
+  std::istringstream lines(read_text_file(log));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("Free memory") == std::string::npos) out << line << "\n";
+  }
+  out.close();
+  EXPECT_NEAR(available(alone, nullptr) - predicted, (43.24 - 23.45) / 2, 1e-6);
+  std::filesystem::remove(alone);
+  const CliResult text = run_kvsim("calibrate --from-log " + log.string() + flags);
+  EXPECT_THAT(text.out, HasSubstr("in use at start"));
 }
 
 TEST(CalibrateCliTest, EmptyForeignAndUnderspecifiedLogsExit2NamingTheFile) {

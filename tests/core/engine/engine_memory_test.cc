@@ -240,6 +240,37 @@ TEST(EngineMemoryTest, VllmGraphEstimateScalesWithTheLargestCaptureSize) {
   EXPECT_EQ(term_bytes(b, "CUDA graphs"), 32 * 18 * kMiB);
 }
 
+// Memory other processes hold at start: vLLM V1 <= 0.9.0 charges it (non_torch = total - free
+// - torch_allocated); from 0.9.1 the worker checks free >= requested at start and charges none
+// of it, refusing to start otherwise (gpu_worker.py init_device: "Free memory on device ... on
+// startup is less than desired GPU memory utilization"), as vllm-ascend does from 0.15.
+TEST(EngineMemoryTest, OtherProcessesShrinkOldVllmAndStopNewVllmFromStarting) {
+  const ModelSpec model = *load_model("llama3-8b");
+  const DeviceSpec a100 = *load_device("a100-80g");  // 79.15 GiB; 0.9 of it is 71.24 GiB
+  EngineQuery query;
+  query.version = EngineVersion{0, 9, 0};
+  const uint64_t old_alone = budget(model, a100, query).kv_budget_bytes;
+  query.device_used_bytes = 10 * kGiB;
+  EXPECT_EQ(budget(model, a100, query).kv_budget_bytes, old_alone - 10 * kGiB);
+  query.version = EngineVersion{0, 11, 0};
+  query.device_used_bytes = 0;
+  const uint64_t alone = budget(model, a100, query).kv_budget_bytes;
+  query.device_used_bytes = 5 * kGiB;  // 74.15 GiB free: it starts, and charges none of it
+  EXPECT_EQ(budget(model, a100, query).kv_budget_bytes, alone);
+  query.device_used_bytes = 10 * kGiB;  // 69.15 GiB free
+  const auto refused = compute_engine_budget(model, a100, CapacityQuery{}, query);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.status().message().find("refuses to start"), std::string::npos);
+  EXPECT_NE(refused.status().message().find("69.15 GiB"), std::string::npos)
+      << refused.status().message();
+  const DeviceSpec npu = *load_device("ascend-910b4-1");  // 60.96 GiB; 0.9 of it is 54.86
+  query.kind = EngineKind::kVllmAscend;
+  query.version = EngineVersion{0, 15, 0};
+  EXPECT_FALSE(compute_engine_budget(model, npu, CapacityQuery{}, query).is_ok());
+  query.version = EngineVersion{0, 14, 0};
+  EXPECT_EQ(term_bytes(budget(model, npu, query), "other processes"), 10 * kGiB);
+}
+
 TEST(EngineMemoryTest, VllmV0ProfilesMaxModelLenWithoutChunkedPrefill) {
   EngineQuery query;
   query.kind = EngineKind::kVllmV0;
