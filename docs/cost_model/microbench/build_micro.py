@@ -1,5 +1,13 @@
+"""Writes measurements.csv (beside this script, or the path given) from the microbenchmark
+tables typed in below, each with its source; README.md says where each came from.
+
+  /usr/bin/python3 docs/cost_model/microbench/build_micro.py [OUT]
+"""
 import csv
-OUT='/work/notes/i38/fitting_microbench.csv'
+import os
+import sys
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), 'measurements.csv')
 COLS=['row_id','category','source','source_url','date','engine_or_library','version_or_commit','gpu','world_size_or_tp','dtype','operation','variant','size_or_shape','metric','value','unit','quote','caveats']
 rows=[]
 def add(**k): rows.append(k)

@@ -37,7 +37,7 @@ METRICS = ["ttft", "decode", "e2e"]
 
 def measured_values(run_id):
     out = {}
-    with open(os.path.join(HERE, "measurements.csv")) as f:
+    with open(os.path.join(HERE, "measurements_a.csv")) as f:
         for row in csv.DictReader(f):
             if row["run_id"] == run_id:
                 out[(row["stage"], row["metric"], row["stat"])] = float(row["value"])

@@ -1,13 +1,24 @@
 #!/usr/bin/env python3
-"""Build /work/notes/i38/validation_serving.csv from
+"""Builds docs/fidelity/serving's tables from
  A: inference-sim/training default_args (inference-perf lifecycle JSON, vLLM v0.15.1, H100 SXM)
  B: gpustack/gpustack docs/performance-lab (vllm bench serve / guidellm text results)
+ C: SGLang's benchmark README excerpt (SGLang 0.3 vs vLLM 0.6)
 Every value is copied from the source text; the quote column holds the source line.
+
+  build_validation.py SOURCES OUT_DIR [FULL_CSV]
+
+SOURCES holds training/ (a clone of inference-sim/training at A_COMMIT) and gpustack_runs.json
+(tools/parse_gpustack.py's output); C's excerpt is the one beside this script. OUT_DIR gets
+runs.csv (one row per run) and measurements_a.csv, _b.csv, _c.csv (one row per value, by
+source); FULL_CSV, if given, the full table (every column on every row, quote included).
 """
 import csv, json, os, re, glob, sys
 import yaml
 
-OUT = '/work/notes/i38/validation_serving.csv'
+if len(sys.argv) < 3:
+    sys.exit(__doc__)
+SOURCES, OUT_DIR = sys.argv[1], sys.argv[2]
+FULL_CSV = sys.argv[3] if len(sys.argv) > 3 else None
 COLS = ['row_id', 'run_id', 'source', 'source_url', 'repo', 'path', 'commit', 'line',
         'engine', 'engine_version', 'model', 'gpu', 'gpu_count', 'tp', 'ep', 'dp',
         'server_command', 'client', 'client_command', 'client_command_origin',
@@ -19,7 +30,7 @@ rows = []
 # ---------------------------------------------------------------- A: inference-sim/training
 A_REPO = 'inference-sim/training'
 A_COMMIT = 'ed5c1d26900e6909758d5e1641a18edaf56a1caf'  # HEAD of the stored snapshot; default_args unchanged since c4f03409
-A_ROOT = '/tmp/i38/training'
+A_ROOT = os.path.join(SOURCES, 'training')
 A_EXCLUDED = {'20260218-135247-mixtral-8x7b-v0-1-tp2-reasoning': 'overload (69% failed) - excluded by split.py EXCLUDED_OVERLOAD',
               '20260217-170634-llama-2-7b-tp1-reasoning': 'overload (85% failed) - excluded by split.py EXCLUDED_OVERLOAD',
               '20260218-065057-llama-2-70b-hf-tp4-reasoning': 'overload (33% failed) - excluded by split.py EXCLUDED_OVERLOAD'}
@@ -135,7 +146,7 @@ for d in a_runs:
 # ---------------------------------------------------------------- B: GPUStack performance lab
 B_REPO = 'gpustack/gpustack'
 B_COMMIT = '47277d79f4a5bae12a2d25e9ecbed2a2177a5f2d'
-gp = json.load(open('/tmp/i38/gpustack_runs.json'))
+gp = json.load(open(os.path.join(SOURCES, 'gpustack_runs.json')))
 ENG_ALIASES = {'vllm': 'vLLM', 'sglang': 'SGLang', 'trtllm': 'TensorRT-LLM', 'vllm-ascend': 'vLLM-Ascend', 'mindie': 'MindIE'}
 
 def engine_of(run, doc):
@@ -330,7 +341,8 @@ for doc in gp['docs']:
 C_REPO = 'sgl-project/sglang'
 C_COMMIT = '120affb9613cc3f5bcd055ec09c7621d3ced0ebc'
 C_PATH = 'benchmark/benchmark_vllm_060/README.md'
-ctext = open('/tmp/i38/sglang_vllm060_readme.md').read().split('\n')
+ctext = open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          'sglang_benchmark_vllm_060_README.excerpt.md')).read().split('\n')
 setups = {
  'Llama 3.1 8B Instruct 1 x A100 80G': dict(model='meta-llama/Llama-3.1-8B-Instruct', gpu='A100-80GB (stated "A100 80G"; form factor not stated)', gpu_count=1, tp=1,
      srv={'SGLang': 'python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --enable-torch-compile --disable-radix-cache',
@@ -381,9 +393,34 @@ for i, l in enumerate(ctext):
 
 for i, r in enumerate(rows):
     r['row_id'] = 'V%05d' % (i + 1)
-with open(OUT, 'w', newline='') as f:
-    w = csv.DictWriter(f, fieldnames=COLS)
-    w.writeheader()
-    for r in rows:
-        w.writerow({c: r.get(c, '') for c in COLS})
-print(len(rows), 'rows (with C)')
+# The per-value columns, and the run-level ones (each run's first row, plus its stages and count).
+VALUE_COLS = ['row_id', 'run_id', 'stage', 'stage_duration_s', 'metric', 'stat', 'value', 'unit',
+              'line']
+RUN_COLS = [c for c in COLS if c not in VALUE_COLS + ['row_id', 'source_url', 'quote']
+            or c == 'run_id'] + ['stages', 'rows']
+
+
+def write(path, cols, records):
+    with open(path, 'w', newline='') as f:
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction='ignore')
+        w.writeheader()
+        for r in records:
+            w.writerow({c: r.get(c, '') for c in cols})
+
+
+runs = {}
+for r in rows:
+    run = runs.setdefault(r['run_id'], dict(r, stages=[], rows=0))
+    if r['stage'] not in run['stages']:
+        run['stages'].append(r['stage'])
+    run['rows'] += 1
+for run in runs.values():
+    run['stages'] = ';'.join(run['stages'])
+write(os.path.join(OUT_DIR, 'runs.csv'), RUN_COLS, runs.values())
+# One file per source: each stays small enough to review.
+for letter in 'ABC':
+    write(os.path.join(OUT_DIR, 'measurements_%s.csv' % letter.lower()), VALUE_COLS,
+          [r for r in rows if r['run_id'].startswith(letter)])
+if FULL_CSV:
+    write(FULL_CSV, COLS, rows)
+print(len(rows), 'rows,', len(runs), 'runs')
