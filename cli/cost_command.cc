@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/engine_options.h"
 #include "cli/model_options.h"
 #include "core/base/data_dir.h"
 #include "core/engine/capacity.h"
@@ -51,14 +52,14 @@ StatusOr<sim::CostModelConfig> cost_config(const CostOptions& o) {
   return config;
 }
 
+// The engine whose execution profile runs the batch (the memory options stay at their defaults).
 StatusOr<EngineQuery> cost_engine(const CostOptions& o) {
-  EngineQuery query;
-  KVSIM_ASSIGN_OR_RETURN(query.kind, parse_engine_kind(o.engine));
-  if (!o.engine_version.empty()) {
-    KVSIM_ASSIGN_OR_RETURN(query.version, parse_engine_version(o.engine_version));
-  }
-  query.enforce_eager = o.enforce_eager;
-  return query;
+  EngineOptions engine;
+  engine.engine = o.engine;
+  engine.version = o.engine_version;
+  engine.max_num_seqs = o.max_num_seqs;
+  engine.enforce_eager = o.enforce_eager;
+  return resolve_engine_query(engine);
 }
 
 nlohmann::json to_json(const CostOptions& o, const sim::CostModel& model,

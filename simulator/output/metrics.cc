@@ -105,6 +105,13 @@ Summary MetricsCollector::build(const RunInfo& info, const EngineStats& stats,
   return s;
 }
 
+std::array<DroppedCount, 4> dropped_by_reason(const Summary& s) {
+  return {{{"too_long", s.dropped_too_long},
+           {"too_large", s.dropped_too_large},
+           {"over_token_budget", s.dropped_budget},
+           {"never_fits", s.dropped_never_fits}}};
+}
+
 nlohmann::ordered_json summary_to_json(const Summary& s, bool with_wall) {
   nlohmann::ordered_json j;
   j["scenario"] = s.info.scenario;
@@ -119,10 +126,9 @@ nlohmann::ordered_json summary_to_json(const Summary& s, bool with_wall) {
   j["requests_arrived"] = s.requests_arrived;
   j["requests_completed"] = s.requests_completed;
   j["requests_dropped"] = s.requests_dropped;
-  j["dropped"] = {{"too_long", s.dropped_too_long},
-                  {"too_large", s.dropped_too_large},
-                  {"over_token_budget", s.dropped_budget},
-                  {"never_fits", s.dropped_never_fits}};
+  nlohmann::ordered_json dropped;
+  for (const DroppedCount& d : dropped_by_reason(s)) dropped[std::string(d.reason)] = d.count;
+  j["dropped"] = std::move(dropped);
   j["sim_duration_s"] = s.sim_duration_s;
   j["output_tokens_per_s"] = s.output_tokens_per_s;
   j["total_tokens_per_s"] = s.total_tokens_per_s;

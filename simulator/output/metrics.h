@@ -26,10 +26,12 @@
 // summary.json so that the same scenario and seed give byte-identical files; `--json` prints them.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -124,6 +126,13 @@ class MetricsCollector final : public SimObserver {
   std::vector<double> ttft_s_, tpot_s_, e2e_s_, queue_s_;
   uint64_t prompt_tokens_ = 0, cached_prompt_tokens_ = 0, output_tokens_ = 0;
 };
+
+// The summary's dropped requests by reason, with summary.json's names, in its order.
+struct DroppedCount {
+  std::string_view reason;  // "too_long", "too_large", "over_token_budget", "never_fits"
+  uint64_t count = 0;
+};
+std::array<DroppedCount, 4> dropped_by_reason(const Summary& summary);
 
 // The summary as JSON: every field above; wall_s, events_per_s and requests_per_wall_s only
 // when `with_wall` (stdout), never in summary.json.

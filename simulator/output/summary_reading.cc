@@ -71,22 +71,19 @@ std::string summary_reading(const Summary& s) {
 }
 
 std::string dropped_reasons(const Summary& s) {
-  struct Reason {
-    uint64_t count;
-    const char* name;
-    const char* meaning;
+  // What each reason means, in dropped_by_reason's order.
+  constexpr const char* kMeanings[] = {
+      "longer than the model's context",
+      "needs more KV blocks than the pool has",
+      "prompt over max_num_batched_tokens",
+      "could not be scheduled alone",
   };
-  const Reason reasons[] = {
-      {s.dropped_too_long, "too_long", "longer than the model's context"},
-      {s.dropped_too_large, "too_large", "needs more KV blocks than the pool has"},
-      {s.dropped_budget, "over_token_budget", "prompt over max_num_batched_tokens"},
-      {s.dropped_never_fits, "never_fits", "could not be scheduled alone"},
-  };
+  const auto dropped = dropped_by_reason(s);
   std::string text;
-  for (const Reason& reason : reasons) {
-    if (reason.count == 0) continue;
-    text += fmt::format("{}{} {} ({})", text.empty() ? "" : ", ", format_count(reason.count),
-                        reason.name, reason.meaning);
+  for (size_t i = 0; i < dropped.size(); ++i) {
+    if (dropped[i].count == 0) continue;
+    text += fmt::format("{}{} {} ({})", text.empty() ? "" : ", ", format_count(dropped[i].count),
+                        dropped[i].reason, kMeanings[i]);
   }
   return text.empty() ? "" : "dropped  " + text + "\n";
 }

@@ -20,7 +20,7 @@ constexpr EnumNames<PromptOrder, 2> kOrderNames{{{
     {PromptOrder::kRandom, "random"},
 }}};
 
-// A prompt set is held in memory: 16 M prompts (192 MiB) at most.
+// A prompt set is held in memory: 16 M prompts (24 bytes each, 384 MiB) at most.
 constexpr uint64_t kMaxPromptSet = uint64_t{1} << 24;
 
 // Simulated time stays far from int64 overflow: 100 years in ns.
@@ -86,8 +86,7 @@ Status validate_synthetic_config(const SyntheticConfig& config) {
     return Status::invalid_argument("workload.synthetic.num_requests must be >= 1");
   }
   KVSIM_RETURN_IF_ERROR(validate_stages(config));
-  if (config.stages.empty() && config.arrival != ArrivalProcess::kBurst &&
-      (!(config.rate_per_s > 0) || !std::isfinite(config.rate_per_s))) {
+  if (has_single_rate(config) && (!(config.rate_per_s > 0) || !std::isfinite(config.rate_per_s))) {
     return Status::invalid_argument("workload.synthetic.rate must be > 0 requests per second");
   }
   if (config.prompt_set > kMaxPromptSet) {
