@@ -52,7 +52,8 @@ using kvsim::RequestId;
 constexpr uint32_t kBlockSize = 16;
 constexpr uint32_t kRequestBlocks = 32;
 constexpr uint32_t kPoolBlocks = 4096;
-const char* const kPolicies[] = {"lru", "lfu", "fifo", "none"};
+const kvsim::EvictionKind kPolicies[] = {kvsim::EvictionKind::kLru, kvsim::EvictionKind::kLfu,
+                                         kvsim::EvictionKind::kFifo, kvsim::EvictionKind::kNone};
 
 KvCacheManager make_cache(int64_t policy) {
   kvsim::KvCacheConfig config;
@@ -78,7 +79,8 @@ void run_timed(benchmark::State& state, uint64_t ops_per_iteration, Body body,
   const double ops = static_cast<double>(state.iterations() * ops_per_iteration);
   state.counters["block_ops"] = benchmark::Counter(ops, benchmark::Counter::kIsRate);
   state.counters["allocs_per_op"] = static_cast<double>(allocations) / ops;
-  state.SetLabel(label.empty() ? kPolicies[state.range(0)] : label);
+  state.SetLabel(label.empty() ? std::string(kvsim::eviction_name(kPolicies[state.range(0)]))
+                               : label);
 }
 
 // add_request + allocate_slots(512 tokens) + free: 32 blocks allocated (each evicting a cached
@@ -155,9 +157,8 @@ BENCHMARK(BM_DecodeTokens)->DenseRange(0, 3);
 
 // The BlockPool alone: allocate 32 blocks, register each, release them tail first.
 void BM_PoolAllocateRelease(benchmark::State& state) {
-  kvsim::BlockPool pool(
-      kPoolBlocks,
-      std::move(kvsim::make_eviction_policy(kPolicies[state.range(0)], kPoolBlocks)).value());
+  kvsim::BlockPool pool(kPoolBlocks,
+                        kvsim::make_eviction_policy(kPolicies[state.range(0)], kPoolBlocks));
   std::array<BlockId, kRequestBlocks> blocks{};
   uint64_t next_hash = 0;
   run_timed(state, 2 * kRequestBlocks, [&] {
@@ -177,7 +178,7 @@ BENCHMARK(BM_PoolAllocateRelease)->DenseRange(0, 3);
 // this is the per-block cost that makes tiered simulations slower than HBM-only ones.
 void BM_TierStore(benchmark::State& state) {
   const auto slots = static_cast<uint32_t>(state.range(0));
-  auto tier = std::move(kvsim::TierPool::create("dram", slots, "lru")).value();
+  auto tier = std::move(kvsim::TierPool::create("dram", slots, kvsim::EvictionKind::kLru)).value();
   constexpr uint32_t kBatch = 64;
   constexpr uint32_t kNew = 48;
   std::array<BlockHash, kBatch> batch{};

@@ -32,6 +32,8 @@
 //                  "cow_copies", "preemptions" }     all integers
 //     } ]
 //   }
+#include <fmt/format.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
@@ -148,13 +150,15 @@ int run_blocks(const BlocksOptions& options) {
   if (!options.demo) {
     return report_error(Status::invalid_argument("blocks: pass --demo (the scripted scenario)"));
   }
-  auto demo = run_block_demo(options.eviction);
+  const auto eviction = parse_eviction(options.eviction);
+  if (!eviction.is_ok()) return report_error(eviction.status().with_context("--eviction"));
+  auto demo = run_block_demo(*eviction);
   if (!demo.is_ok()) return report_error(demo.status());
   if (options.json) {
     nlohmann::json out;
     out["num_blocks"] = demo->num_blocks;
     out["block_size"] = demo->block_size;
-    out["eviction"] = demo->eviction;
+    out["eviction"] = eviction_name(demo->eviction);
     out["steps"] = nlohmann::json::array();
     for (size_t i = 0; i < demo->steps.size(); ++i)
       out["steps"].push_back(step_json(demo->steps[i], i + 1));
@@ -162,7 +166,8 @@ int run_blocks(const BlocksOptions& options) {
     return kExitOk;
   }
   std::printf("Paged KV cache demo: %u blocks of %u tokens, eviction policy %s\n\n",
-              demo->num_blocks, demo->block_size, demo->eviction.c_str());
+              demo->num_blocks, demo->block_size,
+              std::string(eviction_name(demo->eviction)).c_str());
   for (size_t i = 0; i < demo->steps.size(); ++i) print_step(demo->steps[i], i + 1);
   return kExitOk;
 }
@@ -176,7 +181,8 @@ void register_blocks_command(CLI::App& app, CommandFn* chosen) {
   command->add_flag("--demo", options->demo,
                     "run the scripted scenario (17 blocks: prefix sharing, fork, copy-on-write, "
                     "preemption, eviction)");
-  command->add_option("--eviction", options->eviction, "eviction policy: lru, lfu, fifo, none");
+  command->add_option("--eviction", options->eviction,
+                      fmt::format("eviction policy: {}", fmt::join(eviction_names(), ", ")));
   command->add_flag("--json", options->json, "print every step as JSON");
   command->callback([options, chosen] { *chosen = [options] { return run_blocks(*options); }; });
 }

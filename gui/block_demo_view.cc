@@ -44,7 +44,7 @@ BlockDemoView::BlockDemoView(QWidget* parent) : QWidget(parent) {
   setObjectName("block_demo_view");
   eviction_ = new QComboBox(this);
   eviction_->setObjectName("blocks_eviction");
-  for (const std::string& name : eviction_policy_names()) {
+  for (const std::string& name : eviction_names()) {
     eviction_->addItem(QString::fromStdString(name));
   }
   slider_ = new QSlider(Qt::Horizontal, this);
@@ -99,7 +99,9 @@ BlockDemoView::BlockDemoView(QWidget* parent) : QWidget(parent) {
   rerun();
 }
 
-void BlockDemoView::set_eviction(const QString& name) { eviction_->setCurrentText(name); }
+void BlockDemoView::set_eviction(EvictionKind eviction) {
+  eviction_->setCurrentText(QString::fromUtf8(eviction_name(eviction)));
+}
 
 void BlockDemoView::set_step(int step) { slider_->setValue(step); }
 
@@ -108,7 +110,10 @@ int BlockDemoView::step() const { return slider_->value(); }
 QString BlockDemoView::error_text() const { return error_->text(); }
 
 void BlockDemoView::rerun() {
-  auto demo = compute_block_grid(eviction_->currentText().toStdString());
+  // The combo lists eviction_names(), so its text always parses.
+  const auto eviction = parse_eviction(eviction_->currentText().toStdString());
+  if (!show_status(error_, eviction.status())) return;
+  auto demo = compute_block_grid(*eviction);
   if (!show_status(error_, demo.status())) return;
   data_ = std::move(demo).value();
   const int step = slider_->value();

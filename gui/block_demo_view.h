@@ -27,7 +27,7 @@ class BlockDemoView : public QWidget {
  public:
   explicit BlockDemoView(QWidget* parent = nullptr);
 
-  void set_eviction(const QString& name);
+  void set_eviction(EvictionKind eviction);
   void set_step(int step);  // 0-based
   int step() const;
 

@@ -88,7 +88,7 @@ size_t featured_step(const BlockGridData& data) {
   return data.steps.empty() ? 0 : data.steps.size() - 1;
 }
 
-StatusOr<BlockGridData> compute_block_grid(std::string_view eviction) {
+StatusOr<BlockGridData> compute_block_grid(EvictionKind eviction) {
   KVSIM_ASSIGN_OR_RETURN(BlockDemo demo, run_block_demo(eviction));
   BlockGridData out;
   out.num_blocks = demo.num_blocks;

@@ -58,7 +58,7 @@ struct BlockGridStep {
 struct BlockGridData {
   uint32_t num_blocks = 0;
   uint32_t block_size = 0;
-  std::string eviction;
+  EvictionKind eviction = EvictionKind::kLru;
   std::vector<BlockGridStep> steps;
 };
 
@@ -70,6 +70,6 @@ BlockGridStep block_grid_step(const DemoStep& step);
 size_t featured_step(const BlockGridData& data);
 
 // run_block_demo(eviction), every step arranged.
-StatusOr<BlockGridData> compute_block_grid(std::string_view eviction);
+StatusOr<BlockGridData> compute_block_grid(EvictionKind eviction);
 
 }  // namespace kvsim::gui

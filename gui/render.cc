@@ -85,7 +85,7 @@ QString step_file_name(size_t step) {
 }
 
 // Every step of the blocks demo under `eviction`, each its own picture.
-void render_block_steps(const QString& eviction, const QDir& out, Outcome* outcome,
+void render_block_steps(EvictionKind eviction, const QDir& out, Outcome* outcome,
                         QStringList* written) {
   BlockDemoView view;
   view.set_eviction(eviction);
@@ -147,7 +147,7 @@ Status render_all(const QString& scenario, const QString& out_dir, QStringList* 
   render_ppl(out, ppl_max_tokens, &outcome, written);
   if (views.is_ok()) {
     TeachingView teaching;
-    teaching.block_demo_view()->set_eviction(QString::fromStdString(views->eviction));
+    teaching.block_demo_view()->set_eviction(views->eviction);
     if (const auto& demo = teaching.block_demo_view()->data()) {
       teaching.block_demo_view()->set_step(static_cast<int>(featured_step(*demo)));
     }
@@ -157,7 +157,7 @@ Status render_all(const QString& scenario, const QString& out_dir, QStringList* 
         view_error(teaching.layout_view()->error_text() + teaching.block_demo_view()->error_text());
     outcome.add(shown.is_ok() ? save_view_png(&teaching, kRenderViewSize, layout_path) : shown,
                 layout_path, written);
-    render_block_steps(QString::fromStdString(views->eviction), out, &outcome, written);
+    render_block_steps(views->eviction, out, &outcome, written);
   }
   return outcome.status();
 }

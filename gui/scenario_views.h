@@ -24,7 +24,7 @@ namespace kvsim::gui {
 struct ScenarioViews {
   CapacityViewInput capacity;
   LayoutViewInput layout;
-  std::string eviction;
+  EvictionKind eviction = EvictionKind::kLru;  // the scenario's cache.eviction
 };
 
 StatusOr<ScenarioViews> views_for_scenario(const ScenarioDocument& document);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/base/check.h"
 #include "core/base/names.h"
 #include "core/config/config_reader.h"
 
@@ -27,6 +28,13 @@ StatusOr<KiviConfig> parse_int4(std::string_view args) {
   return KiviConfig{static_cast<uint32_t>(group), static_cast<uint32_t>(residual)};
 }
 
+KvPolicy retention_kv_policy(const RetentionSpec& spec) {
+  KvPolicy policy;
+  policy.name = retention_text(spec);
+  policy.retention = make_retention_policy(spec);
+  return policy;
+}
+
 }  // namespace
 
 StatusOr<KvPolicy> parse_kv_policy(std::string_view spec) {
@@ -42,42 +50,54 @@ StatusOr<KvPolicy> parse_kv_policy(std::string_view spec) {
     policy.name = fmt::format("int4:{},{}", policy.kivi.group, policy.kivi.residual);
     return policy;
   }
-  auto retention = make_retention_policy(spec);
+  auto retention = parse_retention(spec);
   if (!retention.is_ok()) {
-    const std::string name(spec.substr(0, spec.find(':')));
-    for (const char* known : {"full", "window", "sink", "h2o"}) {
-      if (name == known) return retention.status();  // a known policy with bad arguments
-    }
-    return Status::invalid_argument(unknown_name_message(
-        "KV policy", spec, {"full", "window:W", "sink:S,W", "h2o:H,R", "int8", "int4:G,R"}));
+    // A retention policy with bad arguments says so; any other name is unknown.
+    if (is_retention_name(spec.substr(0, spec.find(':')))) return retention.status();
+    std::vector<std::string> forms = retention_forms();
+    forms.insert(forms.end(), {"int8", "int4:G,R"});
+    return Status::invalid_argument(unknown_name_message("KV policy", spec, forms));
   }
-  policy.name = (*retention)->name();
-  policy.retention = std::move(retention).value();
-  return policy;
+  return retention_kv_policy(*retention);
 }
 
 StatusOr<KvPolicy> kv_policy_at_budget(std::string_view spec, uint64_t budget) {
   KVSIM_ASSIGN_OR_RETURN(KvPolicy policy, parse_kv_policy(spec));
   if (!policy.evicts()) return policy;
-  const std::string name(spec.substr(0, spec.find(':')));
-  if (name == "window") return parse_kv_policy(fmt::format("window:{}", budget));
-  const uint64_t whole = *policy.budget_tokens();
-  const uint64_t first = policy.retention->sink_tokens();  // S of sink:S,W, H of h2o:H,R
-  if (name == "sink") {
-    if (budget <= first) {
-      return Status::invalid_argument(
-          fmt::format("budget {} leaves no window after {} sink tokens ({})", budget, first, spec));
+  RetentionSpec sized = policy.retention->spec();
+  if (budget == 0 || budget > kMaxRetentionTokens) {
+    return Status::invalid_argument(
+        fmt::format("budget {} is out of range [1, {}] ({})", budget, kMaxRetentionTokens, spec));
+  }
+  switch (sized.kind) {
+    case RetentionKind::kWindow:
+      sized.window = budget;
+      break;
+    case RetentionKind::kSink:
+      if (budget <= sized.sink) {
+        return Status::invalid_argument(fmt::format(
+            "budget {} leaves no window after {} sink tokens ({})", budget, sized.sink, spec));
+      }
+      sized.window = budget - sized.sink;
+      break;
+    case RetentionKind::kH2o: {
+      // The same heavy-hitter share of the budget.
+      const uint64_t whole = sized.sink + sized.window;
+      const uint64_t heavy = static_cast<uint64_t>(
+          std::llround(static_cast<double>(budget) * static_cast<double>(sized.sink) / whole));
+      if (heavy == 0 || heavy >= budget) {
+        return Status::invalid_argument(
+            fmt::format("budget {} is too small to split as {} (heavy hitters and recent "
+                        "tokens)",
+                        budget, spec));
+      }
+      sized = {RetentionKind::kH2o, heavy, budget - heavy};
+      break;
     }
-    return parse_kv_policy(fmt::format("sink:{},{}", first, budget - first));
+    case RetentionKind::kFull:
+      KVSIM_CHECK(false, "a full retention evicts nothing");
   }
-  // h2o: the same heavy-hitter share of the budget.
-  const uint64_t heavy = static_cast<uint64_t>(
-      std::llround(static_cast<double>(budget) * static_cast<double>(first) / whole));
-  if (heavy == 0 || heavy >= budget) {
-    return Status::invalid_argument(fmt::format(
-        "budget {} is too small to split as {} (heavy hitters and recent tokens)", budget, spec));
-  }
-  return parse_kv_policy(fmt::format("h2o:{},{}", heavy, budget - heavy));
+  return retention_kv_policy(sized);
 }
 
 }  // namespace kvsim::kernels

@@ -31,7 +31,7 @@ StatusOr<LlamaSession> LlamaSession::create(const LlamaModel& model,
   // Every sequence at full length, plus block 0: the pool's null block, never lent out.
   cache.num_blocks = ceil_div(max_tokens, block_size) * options.max_sequences + 1;
   cache.block_size = block_size;
-  cache.eviction = "none";  // no prefix reuse between the sequences of a session
+  cache.eviction = EvictionKind::kNone;  // no prefix reuse between the sequences of a session
   cache.expected_requests = options.max_sequences;
   KVSIM_ASSIGN_OR_RETURN(KvCacheManager manager, KvCacheManager::create(cache));
   KVSIM_ASSIGN_OR_RETURN(std::unique_ptr<KvStore> store,

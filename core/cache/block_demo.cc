@@ -170,11 +170,11 @@ void run_pressure(DemoRecorder& demo, std::vector<DemoStep>* steps) {
 
 }  // namespace
 
-StatusOr<BlockDemo> run_block_demo(std::string_view eviction) {
+StatusOr<BlockDemo> run_block_demo(EvictionKind eviction) {
   KvCacheConfig config;
   config.num_blocks = kDemoBlocks;
   config.block_size = kDemoBlockSize;
-  config.eviction = std::string(eviction);
+  config.eviction = eviction;
   KVSIM_ASSIGN_OR_RETURN(KvCacheManager cache, KvCacheManager::create(config));
   BlockDemo demo;
   demo.num_blocks = kDemoBlocks;

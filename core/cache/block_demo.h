@@ -58,7 +58,7 @@ struct DemoStep {
 struct BlockDemo {
   uint32_t num_blocks = 0;
   uint32_t block_size = 0;
-  std::string eviction;
+  EvictionKind eviction = EvictionKind::kLru;
   std::vector<DemoStep> steps;
 };
 
@@ -70,7 +70,7 @@ DemoBlockState demo_block_state(const DemoBlock& block);
 // "used", "cached_free", "free", "null".
 std::string_view demo_block_state_name(DemoBlockState state);
 
-// Runs the scenario with the named eviction policy (lru, lfu, fifo or none).
-StatusOr<BlockDemo> run_block_demo(std::string_view eviction = "lru");
+// Runs the scenario with the eviction policy `eviction`.
+StatusOr<BlockDemo> run_block_demo(EvictionKind eviction = EvictionKind::kLru);
 
 }  // namespace kvsim

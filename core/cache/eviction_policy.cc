@@ -4,11 +4,19 @@
 #include <bit>
 
 #include "core/base/check.h"
-#include "core/base/names.h"
+#include "core/base/enum_names.h"
 #include "core/cache/free_block_queue.h"
 
 namespace kvsim {
 namespace {
+
+// The one table of eviction policy names.
+constexpr EnumNames<EvictionKind, 4> kEvictionNames{{{
+    {EvictionKind::kLru, "lru"},
+    {EvictionKind::kLfu, "lfu"},
+    {EvictionKind::kFifo, "fifo"},
+    {EvictionKind::kNone, "none"},
+}}};
 
 // Lane 0 holds the free blocks without a hash (lfu, fifo) or every free block (lru, none), in
 // the order they were freed.
@@ -36,8 +44,7 @@ class LanePolicy : public EvictionPolicy {
 class FreeOrderPolicy final : public LanePolicy {
  public:
   FreeOrderPolicy(uint32_t num_blocks, bool caches) : LanePolicy(num_blocks, 1), caches_(caches) {}
-  std::string_view name() const override { return caches_ ? "lru" : "none"; }
-  bool caches_prefixes() const override { return caches_; }
+  EvictionKind kind() const override { return caches_ ? EvictionKind::kLru : EvictionKind::kNone; }
   void push(BlockId block, bool cached) override {
     KVSIM_CHECK(caches_ || !cached, "a block was cached with prefix caching off");
     queue_.push_back(kEmptyLane, block);
@@ -54,7 +61,7 @@ class LfuPolicy final : public LanePolicy {
  public:
   explicit LfuPolicy(uint32_t num_blocks)
       : LanePolicy(num_blocks, kNumLanes), uses_(num_blocks, 0) {}
-  std::string_view name() const override { return "lfu"; }
+  EvictionKind kind() const override { return EvictionKind::kLfu; }
   void on_cached(BlockId block) override { uses_[block] = 1; }
   void on_hit(BlockId block) override {
     uses_[block] = static_cast<uint8_t>(std::min<uint32_t>(uses_[block] + 1u, kNumLanes - 1));
@@ -99,7 +106,7 @@ class FifoPolicy final : public EvictionPolicy {
       : empty_(num_blocks, 1), cached_seq_(num_blocks, 0), heap_pos_(num_blocks, kNotInHeap) {
     heap_.reserve(num_blocks);
   }
-  std::string_view name() const override { return "fifo"; }
+  EvictionKind kind() const override { return EvictionKind::kFifo; }
   void on_cached(BlockId block) override { cached_seq_[block] = next_seq_++; }
   void push(BlockId block, bool cached) override;
   void remove(BlockId block) override;
@@ -215,44 +222,28 @@ void FifoPolicy::check_invariants() const {
   KVSIM_CHECK(indexed == heap_.size(), "fifo heap index counts blocks not in the heap");
 }
 
-struct PolicyEntry {
-  const char* name;
-  std::unique_ptr<EvictionPolicy> (*make)(uint32_t num_blocks);
-};
-
-template <typename Policy>
-std::unique_ptr<EvictionPolicy> make(uint32_t num_blocks) {
-  return std::make_unique<Policy>(num_blocks);
-}
-
-template <bool kCaches>
-std::unique_ptr<EvictionPolicy> make_free_order(uint32_t num_blocks) {
-  return std::make_unique<FreeOrderPolicy>(num_blocks, kCaches);
-}
-
-// The one table of eviction policies, keyed by their YAML name.
-constexpr PolicyEntry kPolicies[] = {
-    {"lru", &make_free_order<true>},
-    {"lfu", &make<LfuPolicy>},
-    {"fifo", &make<FifoPolicy>},
-    {"none", &make_free_order<false>},
-};
-
 }  // namespace
 
-StatusOr<std::unique_ptr<EvictionPolicy>> make_eviction_policy(std::string_view name,
-                                                               uint32_t num_blocks) {
-  for (const PolicyEntry& entry : kPolicies) {
-    if (name == entry.name) return entry.make(num_blocks);
-  }
-  return Status::invalid_argument(
-      unknown_name_message("eviction policy", name, eviction_policy_names()));
+std::string_view eviction_name(EvictionKind kind) { return kEvictionNames.name(kind); }
+
+StatusOr<EvictionKind> parse_eviction(std::string_view name) {
+  return kEvictionNames.parse(name, "eviction policy");
 }
 
-std::vector<std::string> eviction_policy_names() {
-  std::vector<std::string> names;
-  for (const PolicyEntry& entry : kPolicies) names.emplace_back(entry.name);
-  return names;
+std::vector<std::string> eviction_names() { return kEvictionNames.names(); }
+
+std::unique_ptr<EvictionPolicy> make_eviction_policy(EvictionKind kind, uint32_t num_blocks) {
+  switch (kind) {
+    case EvictionKind::kLru:
+      return std::make_unique<FreeOrderPolicy>(num_blocks, true);
+    case EvictionKind::kLfu:
+      return std::make_unique<LfuPolicy>(num_blocks);
+    case EvictionKind::kFifo:
+      return std::make_unique<FifoPolicy>(num_blocks);
+    case EvictionKind::kNone:
+      return std::make_unique<FreeOrderPolicy>(num_blocks, false);
+  }
+  KVSIM_CHECK(false, "an eviction kind missing from make_eviction_policy");
 }
 
 }  // namespace kvsim

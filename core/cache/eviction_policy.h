@@ -7,7 +7,8 @@
 // O(log n)), allocation-free in steady state and deterministic (no hash-map iteration, ties
 // broken by queue order).
 //
-// Orders (name, built by make_eviction_policy):
+// Orders (EvictionKind, named by one table: eviction_name / parse_eviction; built by
+// make_eviction_policy):
 //   lru   vLLM v1's single free queue: every free block, hashed or not, in the order it was
 //         freed (least recently used first). A request frees its blocks tail first, so a
 //         sequence's tail is evicted before its shared head. A cached prefix block can be
@@ -37,14 +38,29 @@
 
 namespace kvsim {
 
+// The policies, typed: parsed once from a name (YAML, --set, --eviction, the GUI's combo) and
+// passed as this value from then on.
+enum class EvictionKind : uint8_t {
+  kLru,   // "lru"
+  kLfu,   // "lfu"
+  kFifo,  // "fifo"
+  kNone,  // "none": prefix caching off
+};
+std::string_view eviction_name(EvictionKind kind);
+// An unknown name is an error that lists the valid ones (and the nearest).
+StatusOr<EvictionKind> parse_eviction(std::string_view name);
+// Every name, in table order: lru, lfu, fifo, none.
+std::vector<std::string> eviction_names();
+
 class EvictionPolicy {
  public:
   virtual ~EvictionPolicy() = default;
 
-  // The YAML / CLI name: "lru", "lfu", "fifo" or "none".
-  virtual std::string_view name() const = 0;
+  virtual EvictionKind kind() const = 0;
+  // The YAML / CLI name: eviction_name(kind()).
+  std::string_view name() const { return eviction_name(kind()); }
   // False for "none": the pool then never registers a hash.
-  virtual bool caches_prefixes() const { return true; }
+  bool caches_prefixes() const { return kind() != EvictionKind::kNone; }
 
   // `block`'s ref count fell to 0; `cached`: it still holds a registered hash.
   virtual void push(BlockId block, bool cached) = 0;
@@ -68,12 +84,7 @@ class EvictionPolicy {
   virtual void check_invariants() const = 0;
 };
 
-// Builds the policy called `name` for a pool of `num_blocks` blocks. An unknown name is an
-// error that lists the valid ones.
-StatusOr<std::unique_ptr<EvictionPolicy>> make_eviction_policy(std::string_view name,
-                                                               uint32_t num_blocks);
-
-// The names make_eviction_policy accepts, in table order: lru, lfu, fifo, none.
-std::vector<std::string> eviction_policy_names();
+// Builds the policy `kind` for a pool of `num_blocks` blocks.
+std::unique_ptr<EvictionPolicy> make_eviction_policy(EvictionKind kind, uint32_t num_blocks);
 
 }  // namespace kvsim

@@ -46,9 +46,7 @@ StatusOr<KvCacheConfig> group_config(const KvCacheConfig& config, const CacheGro
                       spec.window_tokens));
     }
     // Keys kept besides the newest token's: vLLM frees what lies before tokens - W + 1.
-    KVSIM_ASSIGN_OR_RETURN(auto policy,
-                           make_retention_policy(fmt::format("window:{}", spec.window_tokens - 1)));
-    out.retention = std::move(policy);
+    out.retention = make_retention_policy({RetentionKind::kWindow, 0, spec.window_tokens - 1u});
   }
   return out;
 }

@@ -21,7 +21,7 @@ StatusOr<KvCacheManager> KvCacheManager::create(const KvCacheConfig& config) {
   if (config.block_size == 0) {
     return Status::invalid_argument("KV cache block_size must be at least 1 token");
   }
-  KVSIM_ASSIGN_OR_RETURN(auto policy, make_eviction_policy(config.eviction, config.num_blocks));
+  auto policy = make_eviction_policy(config.eviction, config.num_blocks);
   return KvCacheManager(config, std::make_shared<BlockPool>(config.num_blocks, std::move(policy),
                                                             NullBlock::kReserved));
 }

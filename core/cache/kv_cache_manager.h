@@ -98,6 +98,7 @@
 #include "core/cache/block_id.h"
 #include "core/cache/block_pool.h"
 #include "core/cache/cache_event.h"
+#include "core/cache/eviction_policy.h"
 #include "core/cache/retention_policy.h"
 
 namespace kvsim {
@@ -106,8 +107,8 @@ struct KvCacheConfig {
   // Device blocks (CapacityResult::num_blocks, vLLM's num_gpu_blocks), >= 2. Block 0 is the
   // null block, so num_usable_blocks() are lent out.
   uint32_t num_blocks = 0;
-  uint32_t block_size = 16;      // tokens per block (CapacityResult::block_size), >= 1
-  std::string eviction = "lru";  // eviction policy: lru, lfu, fifo, none (prefix caching off)
+  uint32_t block_size = 16;  // tokens per block (CapacityResult::block_size), >= 1
+  EvictionKind eviction = EvictionKind::kLru;  // kNone: prefix caching off
   uint32_t num_host_blocks = 0;  // host tier for swap, in blocks; 0 = swapping always fails
   // Bytes one block moves when swapped (CapacityResult::kv_bytes_per_block: core/engine/capacity.h
   // is the one place that computes it, quantized storage included). 0 counts no bytes.
@@ -185,7 +186,7 @@ struct KvCacheStats {
 
 class KvCacheManager {
  public:
-  // Validates the configuration (an unknown eviction name lists the valid ones).
+  // Validates the configuration.
   static StatusOr<KvCacheManager> create(const KvCacheConfig& config);
   // A manager of one KV cache group of a hybrid model (core/cache/kv_cache_coordinator.h): its
   // blocks come from `pool`, which other groups' managers share; config.num_blocks must be

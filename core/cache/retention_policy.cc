@@ -5,15 +5,31 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/base/check.h"
+#include "core/base/enum_names.h"
 #include "core/base/names.h"
 #include "core/config/config_reader.h"
 
 namespace kvsim {
 namespace {
 
+// The one table of retention kinds, and each kind's arguments as its form shows them.
+constexpr EnumNames<RetentionKind, 4> kKindNames{{{
+    {RetentionKind::kFull, "full"},
+    {RetentionKind::kWindow, "window"},
+    {RetentionKind::kSink, "sink"},
+    {RetentionKind::kH2o, "h2o"},
+}}};
+constexpr EnumNames<RetentionKind, 4> kArguments{{{
+    {RetentionKind::kFull, ""},
+    {RetentionKind::kWindow, "W"},
+    {RetentionKind::kSink, "S,W"},
+    {RetentionKind::kH2o, "H,R"},
+}}};
+
 class FullRetention final : public RetentionPolicy {
  public:
-  std::string name() const override { return "full"; }
+  RetentionSpec spec() const override { return {}; }
   std::optional<uint64_t> budget_tokens() const override { return std::nullopt; }
   void select(std::span<const uint64_t> positions, std::span<const float>,
               std::vector<uint64_t>* keep) const override {
@@ -25,9 +41,8 @@ class FullRetention final : public RetentionPolicy {
 class SinkWindowRetention final : public RetentionPolicy {
  public:
   SinkWindowRetention(uint64_t sink, uint64_t window) : sink_(sink), window_(window) {}
-  std::string name() const override {
-    if (sink_ == 0) return "window:" + std::to_string(window_);
-    return "sink:" + std::to_string(sink_) + "," + std::to_string(window_);
+  RetentionSpec spec() const override {
+    return {sink_ == 0 ? RetentionKind::kWindow : RetentionKind::kSink, sink_, window_};
   }
   std::optional<uint64_t> budget_tokens() const override { return sink_ + window_; }
   uint64_t sink_tokens() const override { return sink_; }
@@ -50,9 +65,7 @@ class SinkWindowRetention final : public RetentionPolicy {
 class HeavyHitterRetention final : public RetentionPolicy {
  public:
   HeavyHitterRetention(uint64_t heavy, uint64_t recent) : heavy_(heavy), recent_(recent) {}
-  std::string name() const override {
-    return "h2o:" + std::to_string(heavy_) + "," + std::to_string(recent_);
-  }
+  RetentionSpec spec() const override { return {RetentionKind::kH2o, heavy_, recent_}; }
   std::optional<uint64_t> budget_tokens() const override { return heavy_ + recent_; }
   bool uses_scores() const override { return true; }
   uint64_t sink_tokens() const override { return heavy_; }
@@ -90,27 +103,46 @@ void HeavyHitterRetention::select(std::span<const uint64_t> positions,
   keep->insert(keep->end(), positions.end() - static_cast<ptrdiff_t>(num_recent), positions.end());
 }
 
-// Parses "A" or "A,B" into positive integers.
-Status parse_arguments(std::string_view name, std::string_view text, size_t count,
-                       std::vector<uint64_t>* out) {
-  const std::string expected = fmt::format("{}:{}", name, count == 1 ? "N" : "A,B");
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
+// Parses the arguments of `kind` ("A" or "A,B", positive integers; `text`: what follows the
+// ':', none without one) into *out.
+Status parse_arguments(RetentionKind kind, std::optional<std::string_view> text,
+                       RetentionSpec* out) {
+  const std::string_view form = kArguments.name(kind);
+  const size_t count = form.empty() ? 0 : form.find(',') == std::string_view::npos ? 1 : 2;
+  const std::string given = text ? fmt::format("{}:{}", kKindNames.name(kind), *text)
+                                 : std::string(kKindNames.name(kind));
+  const std::string expected =
+      count == 0 ? std::string(kKindNames.name(kind))
+                 : fmt::format("{}:{} with positive integers", kKindNames.name(kind), form);
+  std::vector<uint64_t> values;
+  for (size_t start = 0; text && start <= text->size();) {
+    const size_t comma = std::min(text->find(',', start), text->size());
     uint64_t value = 0;
-    if (!parse_uint64(text.substr(start, comma - start), &value).is_ok() || value == 0 ||
-        value > (1ull << 40)) {
-      return Status::invalid_argument(fmt::format(
-          "retention policy '{}:{}': expected {} with positive integers", name, text, expected));
+    if (!parse_uint64(text->substr(start, comma - start), &value).is_ok() || value == 0 ||
+        value > kMaxRetentionTokens) {
+      values.clear();  // reported below
+      break;
     }
-    out->push_back(value);
+    values.push_back(value);
     start = comma + 1;
   }
-  if (out->size() != count) {
+  if (values.size() != count || (count == 0 && text)) {
     return Status::invalid_argument(
-        fmt::format("retention policy '{}:{}': expected {}", name, text, expected));
+        fmt::format("retention policy '{}': expected {}", given, expected));
   }
+  out->kind = kind;
+  if (count >= 1) out->window = values.back();
+  if (count == 2) out->sink = values.front();
   return Status::ok();
+}
+
+// The ranges parse_retention gives a spec.
+bool in_range(const RetentionSpec& spec) {
+  if (spec.kind == RetentionKind::kFull) return spec.sink == 0 && spec.window == 0;
+  const bool sink_ok = spec.kind == RetentionKind::kWindow
+                           ? spec.sink == 0
+                           : spec.sink >= 1 && spec.sink <= kMaxRetentionTokens;
+  return sink_ok && spec.window >= 1 && spec.window <= kMaxRetentionTokens;
 }
 
 }  // namespace
@@ -123,28 +155,62 @@ std::vector<uint64_t> RetentionPolicy::select_prefix(uint64_t num_tokens) const 
   return keep;
 }
 
-std::vector<std::string> retention_policy_names() { return {"full", "window", "sink", "h2o"}; }
+std::string_view retention_kind_name(RetentionKind kind) { return kKindNames.name(kind); }
 
-StatusOr<std::unique_ptr<RetentionPolicy>> make_retention_policy(std::string_view spec) {
-  const size_t colon = spec.find(':');
-  const std::string_view name = spec.substr(0, colon);
-  const std::string_view args = colon == std::string_view::npos ? "" : spec.substr(colon + 1);
-  std::vector<uint64_t> values;
-  if (name == "full" && colon == std::string_view::npos) return {std::make_unique<FullRetention>()};
-  if (name == "window") {
-    KVSIM_RETURN_IF_ERROR(parse_arguments(name, args, 1, &values));
-    return {std::make_unique<SinkWindowRetention>(0, values[0])};
+std::vector<std::string> retention_forms() {
+  std::vector<std::string> out;
+  for (RetentionKind kind : kKindNames.values()) {
+    const std::string_view arguments = kArguments.name(kind);
+    out.push_back(std::string(kKindNames.name(kind)) +
+                  (arguments.empty() ? "" : ":" + std::string(arguments)));
   }
-  if (name == "sink") {
-    KVSIM_RETURN_IF_ERROR(parse_arguments(name, args, 2, &values));
-    return {std::make_unique<SinkWindowRetention>(values[0], values[1])};
+  return out;
+}
+
+bool is_retention_name(std::string_view name) {
+  return kKindNames.parse(name, "retention policy").is_ok();
+}
+
+StatusOr<RetentionSpec> parse_retention(std::string_view text) {
+  const size_t colon = text.find(':');
+  const auto kind = kKindNames.parse(text.substr(0, colon), "retention policy");
+  if (!kind.is_ok()) {
+    return Status::invalid_argument(
+        unknown_name_message("retention policy", text, retention_forms()));
   }
-  if (name == "h2o") {
-    KVSIM_RETURN_IF_ERROR(parse_arguments(name, args, 2, &values));
-    return {std::make_unique<HeavyHitterRetention>(values[0], values[1])};
+  std::optional<std::string_view> arguments;
+  if (colon != std::string_view::npos) arguments = text.substr(colon + 1);
+  RetentionSpec spec;
+  KVSIM_RETURN_IF_ERROR(parse_arguments(*kind, arguments, &spec));
+  return spec;
+}
+
+std::string retention_text(const RetentionSpec& spec) {
+  const std::string_view name = kKindNames.name(spec.kind);
+  switch (spec.kind) {
+    case RetentionKind::kFull:
+      return std::string(name);
+    case RetentionKind::kWindow:
+      return fmt::format("{}:{}", name, spec.window);
+    case RetentionKind::kSink:
+    case RetentionKind::kH2o:
+      return fmt::format("{}:{},{}", name, spec.sink, spec.window);
   }
-  return Status::invalid_argument(
-      unknown_name_message("retention policy", spec, {"full", "window:W", "sink:S,W", "h2o:H,R"}));
+  KVSIM_CHECK(false, "a retention kind missing from retention_text");
+}
+
+std::unique_ptr<RetentionPolicy> make_retention_policy(const RetentionSpec& spec) {
+  KVSIM_CHECK(in_range(spec), "a retention spec out of parse_retention's ranges");
+  switch (spec.kind) {
+    case RetentionKind::kFull:
+      return std::make_unique<FullRetention>();
+    case RetentionKind::kWindow:
+    case RetentionKind::kSink:
+      return std::make_unique<SinkWindowRetention>(spec.sink, spec.window);
+    case RetentionKind::kH2o:
+      return std::make_unique<HeavyHitterRetention>(spec.sink, spec.window);
+  }
+  KVSIM_CHECK(false, "a retention kind missing from make_retention_policy");
 }
 
 }  // namespace kvsim

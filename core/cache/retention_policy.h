@@ -4,6 +4,9 @@
 // blocks that fall wholly outside what a sequence keeps, and the tiny model's forward pass
 // attends only to the kept positions (H2O there gets the real accumulated attention scores).
 //
+// A policy is a typed value, RetentionSpec, parsed once from its text (YAML, --set, --policy)
+// and carrying its arguments; one name table (retention_kind_name) names its kinds.
+//
 // select() is incremental, as a real engine is: it is given the positions a sequence holds
 // now (ascending; an evicted position never comes back) and their scores, and says which of
 // them to keep. Policies (YAML/CLI spec -> meaning):
@@ -30,12 +33,46 @@
 
 namespace kvsim {
 
+enum class RetentionKind : uint8_t {
+  kFull,    // "full"
+  kWindow,  // "window:W"
+  kSink,    // "sink:S,W"
+  kH2o,     // "h2o:H,R"
+};
+// "full", "window", "sink", "h2o": the text before the ':'.
+std::string_view retention_kind_name(RetentionKind kind);
+
+// The largest argument a spec takes: far beyond any context, small enough that sink + window
+// never overflows.
+inline constexpr uint64_t kMaxRetentionTokens = uint64_t{1} << 40;
+
+struct RetentionSpec {
+  RetentionKind kind = RetentionKind::kFull;
+  uint64_t sink = 0;    // sink:S,W: S; h2o:H,R: H (the heavy hitters); else 0
+  uint64_t window = 0;  // window:W and sink:S,W: W; h2o:H,R: R (the recent ones); full: 0
+
+  bool operator==(const RetentionSpec&) const = default;
+};
+
+// Parses "full", "window:W", "sink:S,W" or "h2o:H,R" (arguments: integers in [1, 2^40]). An
+// unknown name lists the valid forms (and the nearest); a malformed or zero argument says what
+// was expected.
+StatusOr<RetentionSpec> parse_retention(std::string_view text);
+// The canonical text, e.g. "sink:4,60": parse_retention(retention_text(s)) == s.
+std::string retention_text(const RetentionSpec& spec);
+// The forms parse_retention accepts, in table order: full, window:W, sink:S,W, h2o:H,R.
+std::vector<std::string> retention_forms();
+// True when `name` (the text before a ':') names a retention kind.
+bool is_retention_name(std::string_view name);
+
 class RetentionPolicy {
  public:
   virtual ~RetentionPolicy() = default;
 
-  // The canonical spec, e.g. "sink:4,60"; make_retention_policy(name()) rebuilds the policy.
-  virtual std::string name() const = 0;
+  // The typed spec it was built from.
+  virtual RetentionSpec spec() const = 0;
+  // The canonical text of spec(), e.g. "sink:4,60".
+  std::string name() const { return retention_text(spec()); }
   // Most positions a sequence keeps; empty for `full`.
   virtual std::optional<uint64_t> budget_tokens() const = 0;
   // True when select() ranks positions by score (H2O).
@@ -57,11 +94,7 @@ class RetentionPolicy {
   std::vector<uint64_t> select_prefix(uint64_t num_tokens) const;
 };
 
-// Builds a policy from its spec ("full", "window:W", "sink:S,W", "h2o:H,R"). An unknown name
-// lists the valid ones; a malformed or zero argument says what was expected.
-StatusOr<std::unique_ptr<RetentionPolicy>> make_retention_policy(std::string_view spec);
-
-// The policy names make_retention_policy accepts: full, window, sink, h2o.
-std::vector<std::string> retention_policy_names();
+// Builds the policy of a spec parse_retention accepts (its arguments' ranges are checked).
+std::unique_ptr<RetentionPolicy> make_retention_policy(const RetentionSpec& spec);
 
 }  // namespace kvsim

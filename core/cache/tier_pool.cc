@@ -11,16 +11,16 @@
 namespace kvsim {
 
 StatusOr<std::unique_ptr<TierPool>> TierPool::create(std::string name, uint32_t num_slots,
-                                                     std::string_view eviction) {
+                                                     EvictionKind eviction) {
   if (num_slots == 0 || num_slots > kMaxNumBlocks) {
     return Status::invalid_argument(
         fmt::format("tier '{}': slots must be in [1, {}], got {}", name, kMaxNumBlocks, num_slots));
   }
-  if (eviction == "none") {
+  if (eviction == EvictionKind::kNone) {
     return Status::invalid_argument("tier '" + name +
                                     "': eviction 'none' caches nothing; use lru, lfu or fifo");
   }
-  KVSIM_ASSIGN_OR_RETURN(auto policy, make_eviction_policy(eviction, num_slots));
+  auto policy = make_eviction_policy(eviction, num_slots);
   return std::unique_ptr<TierPool>(new TierPool(std::move(name), num_slots, std::move(policy)));
 }
 

@@ -48,10 +48,10 @@ struct TierStats {
 
 class TierPool final : public EvictionSink {
  public:
-  // A tier of `num_slots` slots (>= 1) evicting in the order of policy `eviction`
-  // (lru, lfu, fifo; an unknown name lists the valid ones).
+  // A tier of `num_slots` slots (>= 1) evicting in the order of policy `eviction` (lru, lfu or
+  // fifo; none caches nothing, so a tier refuses it).
   static StatusOr<std::unique_ptr<TierPool>> create(std::string name, uint32_t num_slots,
-                                                    std::string_view eviction);
+                                                    EvictionKind eviction);
 
   const std::string& name() const { return name_; }
   std::string_view eviction() const { return pool_.policy().name(); }

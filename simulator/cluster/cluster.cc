@@ -88,8 +88,8 @@ StatusOr<std::unique_ptr<Cluster>> Cluster::create(
               "a cluster needs replicas, one cost model each and a workload");
   auto cluster = std::unique_ptr<Cluster>(new Cluster(config, std::move(source)));
   Cluster& c = *cluster;
-  KVSIM_ASSIGN_OR_RETURN(c.router_, make_router(config.router));
-  KVSIM_ASSIGN_OR_RETURN(c.decode_router_, make_router(config.decode_router));
+  c.router_ = make_router(config.router);
+  c.decode_router_ = make_router(config.decode_router);
   std::vector<uint32_t> block_sizes;
   for (uint32_t r = 0; r < n; ++r) {
     EngineConfig engine = config.replicas[r].engine;

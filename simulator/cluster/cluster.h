@@ -64,12 +64,12 @@ struct ReplicaConfig {
 
 // A lower tier of the KV pool (simulator/cluster/kv_tiers.h).
 struct TierConfig {
-  std::string name;                  // "dram", "ssd", ...
-  bool shared = false;               // one pool for the cluster instead of one per replica
-  std::string eviction = "lru";      // the tier's own eviction policy
-  double capacity_bytes = 0;         // per replica (or of the shared pool)
-  double bandwidth_bytes_per_s = 0;  // each replica's path from the tier into its HBM
-  double latency_s = 0;              // per load
+  std::string name;     // "dram", "ssd", ...
+  bool shared = false;  // one pool for the cluster instead of one per replica
+  EvictionKind eviction = EvictionKind::kLru;  // the tier's own (lru, lfu or fifo)
+  double capacity_bytes = 0;                   // per replica (or of the shared pool)
+  double bandwidth_bytes_per_s = 0;            // each replica's path from the tier into its HBM
+  double latency_s = 0;                        // per load
 };
 
 // The link KV transfers take between a prefill and a decode replica.
@@ -81,10 +81,10 @@ struct KvLinkConfig {
 
 struct ClusterConfig {
   std::vector<ReplicaConfig> replicas;
-  std::string router = "round_robin";          // arrivals (over colocated or prefill replicas)
-  std::string decode_router = "least_loaded";  // prefilled requests (over decode replicas)
-  KvLinkConfig link;                           // needed when some replica has a role
-  std::vector<TierConfig> tiers;               // top to bottom
+  RouterKind router = RouterKind::kRoundRobin;          // arrivals (colocated or prefill)
+  RouterKind decode_router = RouterKind::kLeastLoaded;  // prefilled requests (decode replicas)
+  KvLinkConfig link;                                    // needed when some replica has a role
+  std::vector<TierConfig> tiers;                        // top to bottom
   // The tiers' unit and write policy (simulator/cluster/tier_policy.h): tokens per chunk, a
   // multiple of every replica's block size (0: one block, block-granular tiers).
   uint32_t tier_chunk_tokens = 0;

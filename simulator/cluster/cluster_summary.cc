@@ -46,7 +46,7 @@ TierSummary summarize_tier(const Cluster& cluster, size_t t) {
   TierSummary out;
   out.name = config.name;
   out.shared = config.shared;
-  out.eviction = config.eviction;
+  out.eviction = std::string(eviction_name(config.eviction));
   long double resident_ns = 0;
   for (const TierInstance& instance : cluster.tiers()) {
     if (instance.tier != t) continue;
@@ -107,8 +107,8 @@ ClusterSummary summarize_cluster(const Cluster& cluster) {
   const ClusterStats& stats = cluster.stats();
   const ClusterConfig& config = cluster.config();
   ClusterSummary out;
-  out.router = config.router;
-  out.decode_router = config.decode_router;
+  out.router = std::string(router_name(config.router));
+  out.decode_router = std::string(router_name(config.decode_router));
   out.link = config.link.name;
   for (size_t r = 0; r < cluster.num_replicas(); ++r) {
     out.replicas.push_back(summarize_replica(cluster, r));

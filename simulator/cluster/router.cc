@@ -1,13 +1,21 @@
 #include "simulator/cluster/router.h"
 
-#include "core/base/names.h"
+#include "core/base/check.h"
+#include "core/base/enum_names.h"
 
 namespace kvsim::sim {
 namespace {
 
+// The one table of router names.
+constexpr EnumNames<RouterKind, 3> kRouterNames{{{
+    {RouterKind::kRoundRobin, "round_robin"},
+    {RouterKind::kLeastLoaded, "least_loaded"},
+    {RouterKind::kPrefixAware, "prefix_aware"},
+}}};
+
 class RoundRobinRouter final : public Router {
  public:
-  std::string_view name() const override { return "round_robin"; }
+  RouterKind kind() const override { return RouterKind::kRoundRobin; }
   uint32_t route(const RequestSpec& /*request*/, std::span<const uint32_t> pool,
                  const RouterView& /*view*/) override {
     return pool[next_++ % pool.size()];
@@ -19,7 +27,7 @@ class RoundRobinRouter final : public Router {
 
 class LeastLoadedRouter final : public Router {
  public:
-  std::string_view name() const override { return "least_loaded"; }
+  RouterKind kind() const override { return RouterKind::kLeastLoaded; }
   uint32_t route(const RequestSpec& /*request*/, std::span<const uint32_t> pool,
                  const RouterView& view) override {
     uint32_t best = pool[0];
@@ -37,7 +45,7 @@ class LeastLoadedRouter final : public Router {
 
 class PrefixAwareRouter final : public Router {
  public:
-  std::string_view name() const override { return "prefix_aware"; }
+  RouterKind kind() const override { return RouterKind::kPrefixAware; }
   uint32_t route(const RequestSpec& request, std::span<const uint32_t> pool,
                  const RouterView& view) override {
     uint32_t best = pool[0];
@@ -57,36 +65,26 @@ class PrefixAwareRouter final : public Router {
   }
 };
 
-struct RouterEntry {
-  const char* name;
-  std::unique_ptr<Router> (*make)();
-};
-
-template <typename R>
-std::unique_ptr<Router> make() {
-  return std::make_unique<R>();
-}
-
-// The one table of routers, keyed by their YAML name.
-constexpr RouterEntry kRouters[] = {
-    {"round_robin", &make<RoundRobinRouter>},
-    {"least_loaded", &make<LeastLoadedRouter>},
-    {"prefix_aware", &make<PrefixAwareRouter>},
-};
-
 }  // namespace
 
-StatusOr<std::unique_ptr<Router>> make_router(std::string_view name) {
-  for (const RouterEntry& entry : kRouters) {
-    if (name == entry.name) return entry.make();
-  }
-  return Status::invalid_argument(unknown_name_message("router", name, router_names()));
+std::string_view router_name(RouterKind kind) { return kRouterNames.name(kind); }
+
+StatusOr<RouterKind> parse_router(std::string_view name) {
+  return kRouterNames.parse(name, "router");
 }
 
-std::vector<std::string> router_names() {
-  std::vector<std::string> names;
-  for (const RouterEntry& entry : kRouters) names.emplace_back(entry.name);
-  return names;
+std::vector<std::string> router_names() { return kRouterNames.names(); }
+
+std::unique_ptr<Router> make_router(RouterKind kind) {
+  switch (kind) {
+    case RouterKind::kRoundRobin:
+      return std::make_unique<RoundRobinRouter>();
+    case RouterKind::kLeastLoaded:
+      return std::make_unique<LeastLoadedRouter>();
+    case RouterKind::kPrefixAware:
+      return std::make_unique<PrefixAwareRouter>();
+  }
+  KVSIM_CHECK(false, "a router kind missing from make_router");
 }
 
 }  // namespace kvsim::sim

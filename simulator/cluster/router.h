@@ -1,5 +1,6 @@
-// Router: which replica of a pool a request goes to. Built from one table keyed by the YAML
-// name (make_router); an unknown name is an error that lists the valid ones.
+// Router: which replica of a pool a request goes to. A router is a typed value, RouterKind,
+// named by one table (router_name / parse_router: an unknown name is an error that lists the
+// valid ones) and built by make_router.
 //
 //   round_robin   the pool's replicas in turn, in pool order
 //   least_loaded  fewest outstanding tokens (prompt tokens not yet computed or hit in the
@@ -34,17 +35,26 @@ class RouterView {
   virtual uint32_t cached_prefix_blocks(uint32_t replica, const RequestSpec& request) const = 0;
 };
 
+enum class RouterKind : uint8_t {
+  kRoundRobin,   // "round_robin"
+  kLeastLoaded,  // "least_loaded"
+  kPrefixAware,  // "prefix_aware"
+};
+std::string_view router_name(RouterKind kind);
+StatusOr<RouterKind> parse_router(std::string_view name);
+// Every name, in table order: round_robin, least_loaded, prefix_aware.
+std::vector<std::string> router_names();
+
 class Router {
  public:
   virtual ~Router() = default;
-  virtual std::string_view name() const = 0;
+  virtual RouterKind kind() const = 0;
+  std::string_view name() const { return router_name(kind()); }
   // One replica of `pool` (non-empty, replica indices) for `request`.
   virtual uint32_t route(const RequestSpec& request, std::span<const uint32_t> pool,
                          const RouterView& view) = 0;
 };
 
-StatusOr<std::unique_ptr<Router>> make_router(std::string_view name);
-// The names make_router accepts, in table order: round_robin, least_loaded, prefix_aware.
-std::vector<std::string> router_names();
+std::unique_ptr<Router> make_router(RouterKind kind);
 
 }  // namespace kvsim::sim

@@ -36,6 +36,8 @@ StatusOr<PreemptionMode> parse_preemption_mode(std::string_view name) {
   return kPreemptionNames.parse(name, "preemption mode");
 }
 
+std::vector<std::string> preemption_mode_names() { return kPreemptionNames.names(); }
+
 std::string_view engine_role_name(EngineRole role) { return kRoleNames.name(role); }
 
 }  // namespace kvsim::sim

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/base/status.h"
 
@@ -17,6 +19,8 @@ enum class PreemptionMode : uint8_t {
 };
 std::string_view preemption_mode_name(PreemptionMode mode);
 StatusOr<PreemptionMode> parse_preemption_mode(std::string_view name);
+// Every name, in table order: recompute, swap.
+std::vector<std::string> preemption_mode_names();
 
 // What an instance does: everything, or one side of a disaggregated pair.
 enum class EngineRole : uint8_t {

@@ -2,10 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "core/base/enum_names.h"
-#include "core/base/names.h"
 #include "core/config/config_reader.h"
 #include "simulator/cluster/router.h"
 #include "simulator/scenario/scenario.h"
@@ -15,16 +12,6 @@ namespace {
 
 constexpr uint32_t kMaxReplicas = 4096;
 constexpr uint32_t kMaxTiers = 4;  // kMaxLowerTiers (simulator/engine/sim_request.h)
-
-// A router name field: an unknown one lists the valid ones.
-void read_router(ConfigReader& r, std::string_view key, std::string* out) {
-  r.optional(key, out);
-  if (!r.status().is_ok() || !r.has(key)) return;
-  const std::vector<std::string> names = router_names();
-  if (std::find(names.begin(), names.end(), *out) == names.end()) {
-    r.fail(*r.node().find(key), unknown_name_message("router", *out, names));
-  }
-}
 
 Status read_group(const ConfigNode& node, const std::string& what, const std::string& base_dir,
                   ReplicaGroup* group) {
@@ -80,7 +67,7 @@ Status read_replicas(const ConfigNode& node, const std::string& base_dir, Cluste
 
 Status read_cluster(const ConfigNode& node, const std::string& base_dir, ClusterSection* out) {
   ConfigReader r(node, "cluster");
-  read_router(r, "router", &out->router);
+  r.optional_with("router", &out->router, parse_into<parse_router>);
   const ConfigNode* replicas = r.child("replicas");
   KVSIM_RETURN_IF_ERROR(r.finish());
   out->present = true;
@@ -93,7 +80,7 @@ Status read_disaggregation(const ConfigNode& node, const std::string& base_dir,
   ConfigReader r(node, "disaggregation");
   r.optional("prefill", &out->prefill, 1u, kMaxReplicas);
   r.optional("decode", &out->decode, 1u, kMaxReplicas);
-  read_router(r, "decode_router", &out->decode_router);
+  r.optional_with("decode_router", &out->decode_router, parse_into<parse_router>);
   const ConfigNode* link = r.child("link");
   KVSIM_RETURN_IF_ERROR(r.finish());
   out->present = true;
@@ -110,13 +97,13 @@ Status read_tier(const std::string& name, const ConfigNode& node, TierSection* o
   r.required("capacity_gib", &out->capacity_gib, 0.0, 1e9);
   r.required("bandwidth_gbps", &out->bandwidth_gbps, 1e-6, 1e7);
   r.optional("latency_s", &out->latency_s, 0.0, 10.0);
-  r.optional("eviction", &out->eviction);
+  r.optional_with("eviction", &out->eviction, parse_into<parse_eviction>);
   r.optional("shared", &out->shared);
-  const std::vector<std::string> evictions = {"lru", "lfu", "fifo"};
-  if (r.status().is_ok() &&
-      std::find(evictions.begin(), evictions.end(), out->eviction) == evictions.end()) {
+  if (r.status().is_ok() && out->eviction == EvictionKind::kNone) {
     r.fail(*node.find("eviction"),
-           unknown_name_message("eviction policy", out->eviction, evictions));
+           what +
+               ".eviction: none caches nothing, and a tier exists to cache; use lru, lfu or "
+               "fifo");
   }
   return r.finish();
 }

@@ -34,7 +34,9 @@
 #include <vector>
 
 #include "core/base/status.h"
+#include "core/cache/eviction_policy.h"
 #include "core/config/config_node.h"
+#include "simulator/cluster/router.h"
 #include "simulator/cluster/tier_policy.h"
 
 namespace kvsim::sim {
@@ -50,8 +52,8 @@ struct ReplicaGroup {
 
 struct ClusterSection {
   bool present = false;
-  std::string router = "round_robin";  // arrivals: round_robin, least_loaded, prefix_aware
-  std::vector<ReplicaGroup> replicas;  // empty: see above
+  RouterKind router = RouterKind::kRoundRobin;  // arrivals (simulator/cluster/router.h)
+  std::vector<ReplicaGroup> replicas;           // empty: see above
 };
 
 struct DisaggregationSection {
@@ -59,16 +61,16 @@ struct DisaggregationSection {
   uint32_t prefill = 1;                                 // prefill-only replicas (the first ones)
   uint32_t decode = 1;                                  // decode-only replicas (the next ones)
   ConfigNode link = ConfigNode::scalar("rdma-8x200g");  // preset name, path or inline map
-  std::string decode_router = "least_loaded";           // prefilled requests over the decode pool
+  RouterKind decode_router = RouterKind::kLeastLoaded;  // prefilled requests over the decode pool
 };
 
 struct TierSection {
-  std::string name;           // the key: dram, ssd, ...
-  double capacity_gib = 0;    // per replica, or of the shared pool; 0 = left out
-  double bandwidth_gbps = 0;  // each replica's path from the tier into HBM, GB/s
-  double latency_s = 0;       // per load
-  std::string eviction = "lru";
-  bool shared = false;  // one pool for the cluster
+  std::string name;                            // the key: dram, ssd, ...
+  double capacity_gib = 0;                     // per replica, or of the shared pool; 0 = left out
+  double bandwidth_gbps = 0;                   // each replica's path from the tier into HBM, GB/s
+  double latency_s = 0;                        // per load
+  EvictionKind eviction = EvictionKind::kLru;  // lru, lfu or fifo (none caches nothing)
+  bool shared = false;                         // one pool for the cluster
 };
 
 struct TiersSection {

@@ -2,14 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <filesystem>
 
 #include "core/base/data_dir.h"
 #include "core/base/enum_names.h"
-#include "core/base/names.h"
 #include "core/cache/block_id.h"
-#include "core/cache/retention_policy.h"
 #include "core/config/config_reader.h"
 #include "core/config/presets.h"
 #include "core/engine/deployment.h"
@@ -39,20 +36,9 @@ Status read_cache(const ConfigNode& node, CacheSection* cache) {
   r.optional("num_blocks_override", &cache->num_blocks_override, uint64_t{0},
              uint64_t{kMaxNumBlocks});
   r.optional("prefix_caching", &cache->prefix_caching);
-  r.optional("eviction", &cache->eviction);
-  r.optional("retention", &cache->retention);
+  r.optional_with("eviction", &cache->eviction, parse_into<parse_eviction>);
+  r.optional_with("retention", &cache->retention, parse_into<parse_retention>);
   r.optional("host_swap_gib", &cache->host_swap_gib, 0.0, 1e6);
-  if (r.status().is_ok()) {
-    auto policy = make_retention_policy(cache->retention);
-    if (!policy.is_ok()) r.fail(*node.find("retention"), policy.status().message());
-  }
-  const std::vector<std::string> evictions = {"lru", "lfu", "fifo"};
-  if (r.status().is_ok() &&
-      std::find(evictions.begin(), evictions.end(), cache->eviction) == evictions.end()) {
-    r.fail(*node.find("eviction"),
-           unknown_name_message("eviction policy", cache->eviction, evictions) +
-               " (prefix_caching: false turns caching off)");
-  }
   return r.finish();
 }
 

@@ -48,6 +48,8 @@
 #include <vector>
 
 #include "core/base/status.h"
+#include "core/cache/eviction_policy.h"
+#include "core/cache/retention_policy.h"
 #include "core/config/config_node.h"
 #include "core/engine/engine_memory.h"
 #include "core/model/dtype.h"
@@ -66,9 +68,14 @@ struct CacheSection {
   double mem_fraction = 0;           // share of device memory the engine may use; 0: its default
   uint64_t num_blocks_override = 0;  // 0 = the capacity planner's block count
   bool prefix_caching = true;        // reuse cached prefix blocks across requests
-  std::string eviction = "lru";      // order cached free blocks are reused: lru, lfu, fifo
-  std::string retention = "full";  // per-sequence retention policy (core/cache/retention_policy.h)
-  double host_swap_gib = 4.0;      // host tier for swap preemption, GiB (vLLM swap_space 4)
+  // The order cached free blocks are reused (core/cache/eviction_policy.h): lru, lfu, fifo, or
+  // none (no prefix caching, as prefix_caching: false).
+  EvictionKind eviction = EvictionKind::kLru;
+  RetentionSpec retention;     // per-sequence retention (core/cache/retention_policy.h): full
+  double host_swap_gib = 4.0;  // host tier for swap preemption, GiB (vLLM swap_space 4)
+
+  // Prefix caching on: prefix_caching and an eviction policy other than none.
+  bool caches_prefixes() const { return prefix_caching && eviction != EvictionKind::kNone; }
 };
 
 struct SchedulerSection {

@@ -75,9 +75,10 @@ StatusOr<ClusterSetup> prepare_cluster(const Scenario& s) {
   setup.tiers = tier_configs(s.tiers);
   setup.tier_chunk_tokens = s.tiers.chunk_tokens;
   setup.tier_write_policy = s.tiers.write_policy;
-  if (!setup.tiers.empty() && !s.cache.prefix_caching) {
+  if (!setup.tiers.empty() && !s.cache.caches_prefixes()) {
     return Status::invalid_argument(
-        "tiers: a tiered KV pool keeps prefix blocks; it needs cache.prefix_caching: true");
+        "tiers: a tiered KV pool keeps prefix blocks; it needs cache.prefix_caching: true and "
+        "an eviction policy other than none");
   }
   if (setup.disaggregated) {
     KVSIM_ASSIGN_OR_RETURN(setup.link, resolve_link(s.disaggregation.link));

@@ -36,8 +36,8 @@ struct ReplicaSetup {
 
 struct ClusterSetup {
   std::vector<ReplicaSetup> replicas;
-  std::string router;
-  std::string decode_router;
+  RouterKind router = RouterKind::kRoundRobin;
+  RouterKind decode_router = RouterKind::kLeastLoaded;
   bool disaggregated = false;
   LinkSpec link;  // disaggregated only
   std::vector<TierConfig> tiers;

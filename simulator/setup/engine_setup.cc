@@ -46,14 +46,13 @@ StatusOr<DeviceSpec> resolve_device(const ConfigNode& node) {
   return load_device(node.text());
 }
 
-StatusOr<std::shared_ptr<const RetentionPolicy>> resolve_retention(const Scenario& s,
-                                                                   const ModelSpec& model) {
-  std::string spec = s.cache.retention;
-  if (spec == "full" && uniform_window_tokens(model) > 0) {
-    spec = "window:" + std::to_string(uniform_window_tokens(model));
+std::shared_ptr<const RetentionPolicy> resolve_retention(const Scenario& s,
+                                                         const ModelSpec& model) {
+  RetentionSpec spec = s.cache.retention;
+  if (spec.kind == RetentionKind::kFull && uniform_window_tokens(model) > 0) {
+    spec = {RetentionKind::kWindow, 0, uniform_window_tokens(model)};
   }
-  KVSIM_ASSIGN_OR_RETURN(std::unique_ptr<RetentionPolicy> policy, make_retention_policy(spec));
-  return std::shared_ptr<const RetentionPolicy>(std::move(policy));
+  return make_retention_policy(spec);
 }
 
 // A hybrid model's KV cache groups (core/cache/kv_cache_coordinator.h), with what its cache manager
@@ -67,7 +66,7 @@ Status fill_cache_groups(const Scenario& s, const EngineSetup& setup, EngineConf
                                     ": its KV cache is not swapped; use "
                                     "scheduler.preemption: recompute");
   }
-  if (s.cache.retention != "full") {
+  if (s.cache.retention.kind != RetentionKind::kFull) {
     return Status::invalid_argument(model +
                                     ": cache.retention must be full (its sliding "
                                     "windows are the model's own)");
@@ -105,14 +104,14 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
   }
   e->cache.num_blocks = static_cast<uint32_t>(num_blocks);
   e->cache.block_size = capacity.block_size;
-  e->cache.eviction = s.cache.prefix_caching ? s.cache.eviction : "none";
+  e->cache.eviction = s.cache.caches_prefixes() ? s.cache.eviction : EvictionKind::kNone;
   e->cache.bytes_per_block = capacity.kv_bytes_per_block;
   const double host_blocks = std::floor(s.cache.host_swap_gib * kBytesPerGiB /
                                         static_cast<double>(capacity.kv_bytes_per_block));
   e->cache.num_host_blocks = static_cast<uint32_t>(
       std::min(host_blocks, static_cast<double>(std::numeric_limits<uint32_t>::max())));
   if (capacity.hybrid) KVSIM_RETURN_IF_ERROR(fill_cache_groups(s, setup, e));
-  KVSIM_ASSIGN_OR_RETURN(auto retention, resolve_retention(s, setup.model));
+  std::shared_ptr<const RetentionPolicy> retention = resolve_retention(s, setup.model);
   SchedulerLimits& limits = e->scheduler;
   limits.policy = s.scheduler.policy;
   limits.reserve_full_prompt = s.scheduler.reserve_full_prompt;
@@ -134,7 +133,7 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
   if (limits.max_num_batched_tokens == 0) limits.max_num_batched_tokens = kFallbackBatchedTokens;
   limits.chunked_prefill = s.scheduler.chunked_prefill;
   limits.preemption = s.scheduler.preemption;
-  limits.prefix_caching = s.cache.prefix_caching;
+  limits.prefix_caching = s.cache.caches_prefixes();
   KVSIM_ASSIGN_OR_RETURN(limits.cost_window_tokens, cost_window_tokens(setup.model));
   if (const auto window = retention->window_tokens()) {
     limits.attention_sink_tokens = retention->sink_tokens();

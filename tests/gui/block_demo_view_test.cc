@@ -41,7 +41,7 @@ class BlockDemoViewTest : public QObject {
   void every_step_draws_the_library_state() {
     BlockDemoView view;
     QVERIFY(view.error_text().isEmpty());
-    const BlockDemo demo = run_block_demo("lru").value();
+    const BlockDemo demo = run_block_demo(EvictionKind::kLru).value();
     QCOMPARE(view.data()->steps.size(), demo.steps.size());
     QCustomPlot* plot = view.panel()->plot();
     int hits = 0;
@@ -95,7 +95,7 @@ class BlockDemoViewTest : public QObject {
 
   void evicted_blocks_get_a_red_dashed_border() {
     BlockDemoView view;
-    const BlockDemo demo = run_block_demo("lru").value();
+    const BlockDemo demo = run_block_demo(EvictionKind::kLru).value();
     for (size_t s = 0; s < demo.steps.size(); ++s) {
       for (const CacheEvent& e : demo.steps[s].events) {
         if (e.kind != CacheEventKind::kEvict) continue;
@@ -113,9 +113,9 @@ class BlockDemoViewTest : public QObject {
   void eviction_policy_reruns_the_demo() {
     BlockDemoView view;
     view.set_step(9);
-    view.set_eviction("fifo");
-    QCOMPARE(view.data()->eviction, std::string("fifo"));
-    const BlockDemo fifo = run_block_demo("fifo").value();
+    view.set_eviction(EvictionKind::kFifo);
+    QCOMPARE(view.data()->eviction, EvictionKind::kFifo);
+    const BlockDemo fifo = run_block_demo(EvictionKind::kFifo).value();
     QCOMPARE(view.step(), 9);
     QCOMPARE(view.data()->steps[9].free_queue, fifo.steps[9].free_queue);
   }

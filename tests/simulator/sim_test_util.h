@@ -71,7 +71,7 @@ inline EngineConfig small_config(uint32_t num_blocks, uint32_t block_size = 16) 
   EngineConfig config;
   config.cache.num_blocks = num_blocks;
   config.cache.block_size = block_size;
-  config.cache.eviction = "lru";
+  config.cache.eviction = EvictionKind::kLru;
   config.cache.bytes_per_block = kMiB;
   config.cache.num_host_blocks = 1 << 20;
   config.host_link_bytes_per_s = 32e9;

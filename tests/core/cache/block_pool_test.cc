@@ -9,6 +9,7 @@
 
 #include "core/cache/free_block_queue.h"
 #include "tests/core/cache/eviction_recorder.h"
+#include "tests/core/cache/policy_text.h"
 
 namespace kvsim {
 namespace {
@@ -41,7 +42,7 @@ void PrintTo(const PolicyExpectation& expectation, std::ostream* out) { *out << 
 
 class BlockPoolPolicyTest : public ::testing::TestWithParam<PolicyExpectation> {
  protected:
-  BlockPoolPolicyTest() : pool_(6, std::move(make_eviction_policy(GetParam().name, 6)).value()) {}
+  BlockPoolPolicyTest() : pool_(6, make_eviction_policy(eviction_of(GetParam().name), 6)) {}
 
   std::vector<BlockId> order() const {
     std::vector<BlockId> out;
@@ -194,7 +195,7 @@ TEST_P(BlockPoolPolicyTest, ResetPrefixCacheDropsEveryHashAndKeepsTheOrder) {
 TEST_P(BlockPoolPolicyTest, AllocatingManyAtOnceIsAllocatingOneByOne) {
   constexpr uint32_t kBlocks = 300;
   auto make = [&] {
-    return BlockPool(kBlocks, std::move(make_eviction_policy(GetParam().name, kBlocks)).value());
+    return BlockPool(kBlocks, make_eviction_policy(eviction_of(GetParam().name), kBlocks));
   };
   BlockPool batched = make();
   BlockPool single = make();
@@ -230,7 +231,7 @@ INSTANTIATE_TEST_SUITE_P(EveryPolicy, BlockPoolPolicyTest, ::testing::ValuesIn(k
 // conformance traces); lfu and fifo reuse the empty block first.
 TEST(EvictionPolicyTest, LruIsOneQueueInFreeOrderCachedOrNot) {
   for (const char* name : {"lru", "lfu", "fifo"}) {
-    BlockPool pool(2, std::move(make_eviction_policy(name, 2)).value());
+    BlockPool pool(2, make_eviction_policy(eviction_of(name), 2));
     const BlockId cached = pool.allocate();
     const BlockId empty = pool.allocate();
     pool.cache(cached, 5);
@@ -244,7 +245,7 @@ TEST(EvictionPolicyTest, LruIsOneQueueInFreeOrderCachedOrNot) {
 
 // Block 0 of a device pool is vLLM's null block: never free, never handed out.
 TEST(BlockPoolTest, TheNullBlockIsNeverHandedOut) {
-  BlockPool pool(4, std::move(make_eviction_policy("lru", 4)).value(), NullBlock::kReserved);
+  BlockPool pool(4, make_eviction_policy(EvictionKind::kLru, 4), NullBlock::kReserved);
   EXPECT_EQ(pool.num_blocks(), 4u);
   EXPECT_EQ(pool.num_usable_blocks(), 3u);
   EXPECT_EQ(pool.first_usable_block(), 1u);
@@ -260,15 +261,14 @@ TEST(BlockPoolTest, TheNullBlockIsNeverHandedOut) {
   EXPECT_EQ(pool.ref_count(kReservedNullBlock), 0u);
   pool.check_invariants();
   EXPECT_DEATH(pool.release(kReservedNullBlock), "of a free block");
-  EXPECT_DEATH(
-      BlockPool(1, std::move(make_eviction_policy("lru", 1)).value(), NullBlock::kReserved),
-      "pool size out of range");
+  EXPECT_DEATH(BlockPool(1, make_eviction_policy(EvictionKind::kLru, 1), NullBlock::kReserved),
+               "pool size out of range");
 }
 
 // An id outside the pool is a bug in the caller: every call that takes one aborts, naming it
 // (never a read or write past the block records).
 TEST(BlockPoolDeathTest, EveryCallTakingABlockIdChecksItIsInRange) {
-  BlockPool pool(10, std::move(make_eviction_policy("lru", 10)).value());
+  BlockPool pool(10, make_eviction_policy(EvictionKind::kLru, 10));
   const BlockId held = pool.allocate();
   pool.cache(held, 42);
   EXPECT_EQ(pool.ref_count(9), 0u);  // the last id is fine
@@ -284,21 +284,32 @@ TEST(BlockPoolDeathTest, EveryCallTakingABlockIdChecksItIsInRange) {
   EXPECT_EQ(pool.ref_count(held), 1u);
 }
 
-TEST(EvictionPolicyTest, TableNamesAndUnknownNames) {
-  EXPECT_THAT(eviction_policy_names(), ElementsAre("lru", "lfu", "fifo", "none"));
-  for (const std::string& name : eviction_policy_names()) {
-    auto policy = make_eviction_policy(name, 4);
-    ASSERT_TRUE(policy.is_ok());
-    EXPECT_EQ((*policy)->name(), name);
+// The one table: every name parses into its kind, prints back, and builds the policy that
+// reports it; an unknown name lists the valid ones and the nearest.
+TEST(EvictionPolicyTest, EveryNameParsesPrintsBackAndBuildsItsPolicy) {
+  EXPECT_THAT(eviction_names(), ElementsAre("lru", "lfu", "fifo", "none"));
+  const EvictionKind kinds[] = {EvictionKind::kLru, EvictionKind::kLfu, EvictionKind::kFifo,
+                                EvictionKind::kNone};
+  for (size_t i = 0; i < std::size(kinds); ++i) {
+    const std::string name = eviction_names()[i];
+    const auto kind = parse_eviction(name);
+    ASSERT_TRUE(kind.is_ok()) << name;
+    EXPECT_EQ(*kind, kinds[i]) << name;
+    EXPECT_EQ(eviction_name(*kind), name);
+    const auto policy = make_eviction_policy(*kind, 4);
+    EXPECT_EQ(policy->kind(), *kind);
+    EXPECT_EQ(policy->name(), name);
+    EXPECT_EQ(policy->caches_prefixes(), *kind != EvictionKind::kNone) << name;
   }
-  auto bad = make_eviction_policy("lfru", 4);
+  const auto bad = parse_eviction("lfru");
   ASSERT_FALSE(bad.is_ok());
-  EXPECT_THAT(bad.status().message(), HasSubstr("unknown eviction policy 'lfru'"));
-  EXPECT_THAT(bad.status().message(), HasSubstr("valid: lru, lfu, fifo, none"));
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("unknown eviction policy 'lfru' (did you mean 'lru'?); valid: lru, lfu, "
+                        "fifo, none"));
 }
 
 TEST(EvictionPolicyTest, LfuCountsSaturateAndTiesGoLeastRecentlyFreed) {
-  BlockPool pool(3, std::move(make_eviction_policy("lfu", 3)).value());
+  BlockPool pool(3, make_eviction_policy(EvictionKind::kLfu, 3));
   const BlockId a = pool.allocate();
   const BlockId b = pool.allocate();
   pool.cache(a, 1);

@@ -24,7 +24,7 @@ KvCacheConfig pool_config(uint32_t num_usable_blocks) {
   KvCacheConfig config;
   config.num_blocks = num_usable_blocks + 1;  // + the null block
   config.block_size = kBlock;
-  config.eviction = "lru";
+  config.eviction = EvictionKind::kLru;
   return config;
 }
 

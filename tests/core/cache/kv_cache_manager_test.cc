@@ -12,6 +12,7 @@
 #include "core/cache/prefix_hash.h"
 #include "core/engine/capacity.h"
 #include "core/model/load_spec.h"
+#include "tests/core/cache/policy_text.h"
 
 namespace kvsim {
 namespace {
@@ -23,13 +24,13 @@ using ::testing::HasSubstr;
 constexpr BlockId N = kNullBlock;
 constexpr BlockId S = kSwappedBlock;
 
-KvCacheManager make_manager(const std::string& eviction, uint32_t num_usable_blocks,
+KvCacheManager make_manager(std::string_view eviction, uint32_t num_usable_blocks,
                             uint32_t num_host_blocks = 0,
                             std::shared_ptr<const RetentionPolicy> retention = nullptr) {
   KvCacheConfig config;
   config.num_blocks = num_usable_blocks + 1;  // + the null block
   config.block_size = 4;
-  config.eviction = eviction;
+  config.eviction = eviction_of(eviction);
   config.num_host_blocks = num_host_blocks;
   config.bytes_per_block = 1000;
   config.retention = std::move(retention);
@@ -329,8 +330,7 @@ TEST(KvCacheManagerTest, EvictionOfACachedBlockIsCounted) {
 }
 
 TEST(KvCacheManagerTest, WindowRetentionDropsBlocksAsDecodingProceeds) {
-  KvCacheManager cache =
-      make_manager("lru", 8, 0, std::move(make_retention_policy("window:6")).value());
+  KvCacheManager cache = make_manager("lru", 8, 0, retention_of("window:6"));
   cache.add_request(1, 4, {});
   ASSERT_TRUE(cache.allocate_slots(1, 4).has_value());
   // Trims look at the tokens held before each call: block k goes once the window of the
@@ -351,8 +351,7 @@ TEST(KvCacheManagerTest, WindowRetentionDropsBlocksAsDecodingProceeds) {
 }
 
 TEST(KvCacheManagerTest, SinkRetentionKeepsTheFirstBlock) {
-  KvCacheManager cache =
-      make_manager("lru", 8, 0, std::move(make_retention_policy("sink:2,4")).value());
+  KvCacheManager cache = make_manager("lru", 8, 0, retention_of("sink:2,4"));
   cache.add_request(1, 20, {});
   ASSERT_TRUE(cache.allocate_slots(1, 20).has_value());
   ASSERT_TRUE(cache.allocate_slots(1, 1).has_value());  // trims over 20 held: keep [0,2) [16,20)
@@ -361,8 +360,7 @@ TEST(KvCacheManagerTest, SinkRetentionKeepsTheFirstBlock) {
 }
 
 TEST(KvCacheManagerTest, AutomaticTrimCanMakeRoomForTheStep) {
-  KvCacheManager cache =
-      make_manager("lru", 3, 0, std::move(make_retention_policy("window:4")).value());
+  KvCacheManager cache = make_manager("lru", 3, 0, retention_of("window:4"));
   cache.add_request(1, 12, {});
   ASSERT_TRUE(cache.allocate_slots(1, 12).has_value());  // all 3 blocks
   // The 13th token needs a 4th block; the window over 12 tokens frees blocks 1 and 2 first.
@@ -379,7 +377,7 @@ TEST(KvCacheManagerTest, HeavyHitterTrimWithScoresKeepsBlocksHoldingHeavyHitters
   ASSERT_TRUE(cache.allocate_slots(1, 20).has_value());
   std::vector<float> scores(20, 0.0f);
   scores[9] = 5.0f;  // entry 2 (block 3) holds the heavy hitter
-  const auto h2o = std::move(make_retention_policy("h2o:1,4")).value();
+  const auto h2o = retention_of("h2o:1,4");
   EXPECT_EQ(cache.trim(1, *h2o, scores), 3u);  // keep 9 and [16, 20): entries 2 and 4
   EXPECT_THAT(table(cache, 1), ElementsAre(N, N, 3, N, 5));
   // Without scores h2o keeps the first H and the last R positions (the simulator's case),
@@ -391,7 +389,7 @@ TEST(KvCacheManagerTest, HeavyHitterTrimWithScoresKeepsBlocksHoldingHeavyHitters
 
 TEST(KvCacheManagerTest, RetentionPoliciesDescribeTheirScoreFreeShape) {
   auto shape = [](const char* spec) {
-    const auto policy = std::move(make_retention_policy(spec)).value();
+    const auto policy = retention_of(spec);
     return std::make_pair(policy->sink_tokens(), policy->window_tokens());
   };
   EXPECT_EQ(shape("full"), std::make_pair(uint64_t{0}, std::optional<uint64_t>()));
@@ -409,11 +407,6 @@ TEST(KvCacheManagerTest, BadConfigurationsAreStatusErrors) {
   config.num_blocks = 4;
   config.block_size = 0;
   EXPECT_THAT(KvCacheManager::create(config).status().message(), HasSubstr("block_size"));
-  config.block_size = 16;
-  config.eviction = "lur";
-  EXPECT_THAT(KvCacheManager::create(config).status().message(),
-              HasSubstr("unknown eviction policy 'lur' (did you mean 'lru'?); valid: lru, lfu, "
-                        "fifo, none"));
 }
 
 // The pool is sized and swaps are costed from core/engine/capacity.h, the one place that knows

@@ -11,6 +11,7 @@
 
 #include "core/cache/kv_cache_manager.h"
 #include "core/cache/prefix_hash.h"
+#include "tests/core/cache/policy_text.h"
 
 namespace kvsim {
 namespace {
@@ -30,15 +31,15 @@ class CacheDriver {
     KvCacheConfig config;
     config.num_blocks = 40;  // 39 usable: block 0 is the null block
     config.block_size = kBlockSize;
-    config.eviction = options.eviction;
+    config.eviction = eviction_of(options.eviction);
     config.num_host_blocks = 24;
     config.bytes_per_block = 4096;
     if (options.retention != nullptr) {
-      config.retention = std::move(make_retention_policy(options.retention)).value();
+      config.retention = retention_of(options.retention);
     }
     cache_.emplace(std::move(KvCacheManager::create(config)).value());
     for (const char* spec : {"window:10", "sink:4,8", "h2o:4,8", "full"}) {
-      trim_policies_.push_back(std::move(make_retention_policy(spec)).value());
+      trim_policies_.push_back(retention_of(spec));
     }
   }
 
@@ -193,7 +194,7 @@ class CacheDriver {
 
   std::mt19937_64 rng_;
   std::optional<KvCacheManager> cache_;
-  std::vector<std::unique_ptr<RetentionPolicy>> trim_policies_;
+  std::vector<std::shared_ptr<const RetentionPolicy>> trim_policies_;
   std::vector<RequestId> live_;
   // Looked up by id only: iteration order never decides anything.
   std::unordered_map<RequestId, std::vector<int32_t>> tokens_;

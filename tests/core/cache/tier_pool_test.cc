@@ -12,7 +12,7 @@
 namespace kvsim {
 namespace {
 
-std::unique_ptr<TierPool> tier(uint32_t slots, const char* eviction = "lru") {
+std::unique_ptr<TierPool> tier(uint32_t slots, EvictionKind eviction = EvictionKind::kLru) {
   auto made = TierPool::create("dram", slots, eviction);
   EXPECT_TRUE(made.is_ok()) << made.status().message();
   return std::move(*made);
@@ -44,7 +44,7 @@ TEST(TierPool, LruEvictsTheLeastRecentlyStoredOrHitAndSendsItDown) {
 }
 
 TEST(TierPool, LfuKeepsTheMostHitBlocks) {
-  auto dram = tier(3, "lfu");
+  auto dram = tier(3, EvictionKind::kLfu);
   EvictionRecorder below;
   dram->set_next(&below);
   for (BlockHash h : {1, 2, 3}) dram->store(h);
@@ -58,7 +58,7 @@ TEST(TierPool, LfuKeepsTheMostHitBlocks) {
 }
 
 TEST(TierPool, FifoIgnoresHits) {
-  auto dram = tier(2, "fifo");
+  auto dram = tier(2, EvictionKind::kFifo);
   EvictionRecorder below;
   dram->set_next(&below);
   dram->store(1);
@@ -115,7 +115,7 @@ TEST(TierPool, ABatchRefreshesItsResidentBlocksBeforeMakingRoom) {
 
 // lfu: a batch never evicts its own new blocks, though they have the fewest uses.
 TEST(TierPool, AnLfuBatchDoesNotEvictItsOwnBlocks) {
-  auto dram = tier(3, "lfu");
+  auto dram = tier(3, EvictionKind::kLfu);
   EvictionRecorder below;
   dram->set_next(&below);
   for (BlockHash h : {1, 2, 3}) dram->store(h);
@@ -144,13 +144,13 @@ TEST(TierPool, LongBatchesAreSplitAndConserveBlocks) {
   }
 }
 
-TEST(TierPool, RejectsPoliciesThatCacheNothingAndUnknownNames) {
-  EXPECT_FALSE(TierPool::create("ssd", 4, "none").is_ok());
-  const auto unknown = TierPool::create("ssd", 4, "lruu");
-  ASSERT_FALSE(unknown.is_ok());
-  EXPECT_NE(unknown.status().message().find("lru, lfu, fifo"), std::string::npos)
-      << unknown.status().message();
-  EXPECT_FALSE(TierPool::create("ssd", 0, "lru").is_ok());
+TEST(TierPool, RejectsAPolicyThatCachesNothingAndNoSlots) {
+  const auto none = TierPool::create("ssd", 4, EvictionKind::kNone);
+  ASSERT_FALSE(none.is_ok());
+  EXPECT_NE(none.status().message().find("tier 'ssd': eviction 'none' caches nothing"),
+            std::string::npos)
+      << none.status().message();
+  EXPECT_FALSE(TierPool::create("ssd", 0, EvictionKind::kLru).is_ok());
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ class Replayer {
     KvCacheConfig kv;
     kv.num_blocks = config.at("num_blocks").get<uint32_t>();
     kv.block_size = block_size_;
-    kv.eviction = "lru";
+    kv.eviction = EvictionKind::kLru;
     cache_.emplace(std::move(KvCacheManager::create(kv)).value());
     if (event_log_) cache_->set_event_log(&events_);
   }

@@ -66,17 +66,17 @@ TEST(ClusterScenario, ReadsTheThreeSections) {
                          "           eviction: lfu}\n");
   ASSERT_TRUE(s.is_ok()) << s.status().message();
   EXPECT_TRUE(s->is_cluster());
-  EXPECT_EQ(s->cluster.router, "prefix_aware");
+  EXPECT_EQ(s->cluster.router, RouterKind::kPrefixAware);
   ASSERT_EQ(s->cluster.replicas.size(), 2u);
   EXPECT_EQ(s->cluster.replicas[1].count, 2u);
   EXPECT_EQ(s->cluster.replicas[1].block_size, 128u);
   EXPECT_EQ(s->disaggregation.decode, 2u);
-  EXPECT_EQ(s->disaggregation.decode_router, "round_robin");
+  EXPECT_EQ(s->disaggregation.decode_router, RouterKind::kRoundRobin);
   ASSERT_EQ(s->tiers.tiers.size(), 2u);  // ssd has no capacity: left out
   EXPECT_EQ(s->tiers.tiers[0].name, "dram");
   EXPECT_EQ(s->tiers.tiers[1].name, "remote");
   EXPECT_TRUE(s->tiers.tiers[1].shared);
-  EXPECT_EQ(s->tiers.tiers[1].eviction, "lfu");
+  EXPECT_EQ(s->tiers.tiers[1].eviction, EvictionKind::kLfu);
   EXPECT_EQ(s->tiers.chunk_tokens, 256u);  // a multiple of both groups' blocks (16, 128)
   EXPECT_EQ(s->tiers.write_policy, TierWritePolicy::kWriteThrough);
 
@@ -151,7 +151,10 @@ TEST(ClusterScenario, ErrorsNameTheLineAndListWhatIsValid) {
   expect_error("tier-bandwidth", "tiers: {dram: {capacity_gib: 80}}\n", {"bandwidth_gbps"});
   expect_error("tier-policy",
                "tiers: {dram: {capacity_gib: 80, bandwidth_gbps: 1, eviction: mru}}\n",
-               {"unknown eviction policy 'mru'", "lru, lfu, fifo"});
+               {"unknown eviction policy 'mru'", "lru, lfu, fifo, none"});
+  expect_error("tier-none",
+               "tiers: {dram: {capacity_gib: 80, bandwidth_gbps: 1, eviction: none}}\n",
+               {"tier-none.yaml:7:", "tiers.dram.eviction: none caches nothing"});
   expect_error("link", "disaggregation: {link: infiniband-9000}\n",
                {"link.yaml:7:", "unknown link preset 'infiniband-9000'", "rdma-8x200g"});
   expect_error("write-policy",

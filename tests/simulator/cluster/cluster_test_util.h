@@ -117,9 +117,9 @@ inline TierConfig dram_tier(double slots, double mib_per_ms, int64_t latency_ns)
 // Two colocated replicas of 60 blocks behind prefix_aware, `policy` evicting in replica 0's
 // HBM and in both tiers: a DRAM of 40 slots per replica (10 MiB/ms, 1 us) above one shared
 // SSD of `ssd_slots` (2 MiB/ms, 50 us). Under pressure_workload() every level fills and hits.
-inline ClusterConfig pressured_tiers(const char* policy, double ssd_slots) {
+inline ClusterConfig pressured_tiers(EvictionKind policy, double ssd_slots) {
   ClusterConfig config = small_cluster({EngineRole::kColocated, EngineRole::kColocated}, 60);
-  config.router = "prefix_aware";
+  config.router = RouterKind::kPrefixAware;
   config.replicas[0].engine.cache.eviction = policy;
   config.tiers.push_back(dram_tier(40, 10, 1000));
   config.tiers.back().eviction = policy;

@@ -136,8 +136,8 @@ TEST(Disaggregation, TwoPrefillTwoDecodeAccountForEveryToken) {
       {EngineRole::kPrefill, EngineRole::kPrefill, EngineRole::kDecode, EngineRole::kDecode}, 400);
   config.replicas[2].engine.cache.num_blocks = 90;
   config.replicas[3].engine.cache.num_blocks = 120;
-  config.router = "round_robin";
-  config.decode_router = "least_loaded";
+  config.router = RouterKind::kRoundRobin;
+  config.decode_router = RouterKind::kLeastLoaded;
   std::vector<RequestSpec> requests;
   uint64_t prompt = 0, output = 0;
   for (uint64_t i = 0; i < 300; ++i) {

@@ -29,7 +29,7 @@ RequestSpec grouped(uint64_t id, int64_t arrival_ns, uint32_t prompt, uint64_t g
   return r;
 }
 
-ClusterConfig three_replicas(const char* router) {
+ClusterConfig three_replicas(RouterKind router) {
   ClusterConfig config =
       small_cluster({EngineRole::kColocated, EngineRole::kColocated, EngineRole::kColocated}, 500);
   config.router = router;
@@ -39,7 +39,7 @@ ClusterConfig three_replicas(const char* router) {
 TEST(Router, RoundRobinTakesTheReplicasInTurn) {
   std::vector<RequestSpec> requests;
   for (uint64_t i = 0; i < 7; ++i) requests.push_back(testing::request(i, 0, 100 + 50 * i, 2));
-  auto run = run_cluster(three_replicas("round_robin"), requests, kMs);
+  auto run = run_cluster(three_replicas(RouterKind::kRoundRobin), requests, kMs);
   EXPECT_EQ(replicas_by_id(*run, 7), (std::vector<int32_t>{0, 1, 2, 0, 1, 2, 0}));
 }
 
@@ -51,7 +51,7 @@ TEST(Router, LeastLoadedPicksTheFewestOutstandingTokens) {
   for (uint64_t i = 0; i < prompts.size(); ++i) {
     requests.push_back(testing::request(i, 0, prompts[i], 2));
   }
-  auto run = run_cluster(three_replicas("least_loaded"), requests, kMs);
+  auto run = run_cluster(three_replicas(RouterKind::kLeastLoaded), requests, kMs);
   // The chosen replica's load after each: r0 1002, r1 102, r2 52, r2 74, r2 96, r2 128
   // (96 < 102), r1 304 (102 < 128).
   EXPECT_EQ(replicas_by_id(*run, prompts.size()), (std::vector<int32_t>{0, 1, 2, 2, 2, 2, 1}));
@@ -63,7 +63,7 @@ TEST(Router, LeastLoadedCountsProgress) {
   std::vector<RequestSpec> requests = {testing::request(0, 0, 1000, 2),
                                        testing::request(1, 0, 10, 2),
                                        testing::request(2, 5 * kMs, 10, 2)};
-  auto run = run_cluster(three_replicas("least_loaded"), requests, kMs);
+  auto run = run_cluster(three_replicas(RouterKind::kLeastLoaded), requests, kMs);
   EXPECT_EQ(replicas_by_id(*run, 3), (std::vector<int32_t>{0, 1, 0}));
   for (size_t r = 0; r < 3; ++r) EXPECT_EQ(run->cluster->replica(r).outstanding_tokens(), 0u);
 }
@@ -83,19 +83,27 @@ TEST(Router, PrefixAwarePrefersCachedPrefixesThenLoad) {
       grouped(5, 10 * kMs, 200, 1),            // B -> r1
       grouped(6, 10 * kMs + kMs / 2, 150, 3),  // D -> r0 (8 cached blocks, 1002 outstanding)
   };
-  auto run = run_cluster(three_replicas("prefix_aware"), requests, kMs);
+  auto run = run_cluster(three_replicas(RouterKind::kPrefixAware), requests, kMs);
   EXPECT_EQ(replicas_by_id(*run, requests.size()), (std::vector<int32_t>{0, 1, 2, 1, 0, 1, 0}));
 }
 
-TEST(Router, NamesComeFromOneTableAndUnknownOnesListTheValid) {
+// The one table: every name parses into its kind, prints back, and builds the router that
+// reports it; an unknown name lists the valid ones and the nearest.
+TEST(Router, EveryNameParsesPrintsBackAndBuildsItsRouter) {
   EXPECT_EQ(router_names(),
             (std::vector<std::string>{"round_robin", "least_loaded", "prefix_aware"}));
-  for (const std::string& name : router_names()) {
-    auto router = make_router(name);
-    ASSERT_TRUE(router.is_ok());
-    EXPECT_EQ((*router)->name(), name);
+  const RouterKind kinds[] = {RouterKind::kRoundRobin, RouterKind::kLeastLoaded,
+                              RouterKind::kPrefixAware};
+  for (size_t i = 0; i < std::size(kinds); ++i) {
+    const std::string name = router_names()[i];
+    const auto kind = parse_router(name);
+    ASSERT_TRUE(kind.is_ok()) << name;
+    EXPECT_EQ(*kind, kinds[i]);
+    EXPECT_EQ(router_name(*kind), name);
+    EXPECT_EQ(make_router(*kind)->kind(), *kind);
+    EXPECT_EQ(make_router(*kind)->name(), name);
   }
-  const auto unknown = make_router("least-loaded");
+  const auto unknown = parse_router("least-loaded");
   ASSERT_FALSE(unknown.is_ok());
   EXPECT_NE(unknown.status().message().find("did you mean 'least_loaded'"), std::string::npos)
       << unknown.status().message();

@@ -175,8 +175,10 @@ void expect_whole_chunks(const testing::ClusterRun& run, const std::vector<Reque
 
 TEST(TierChunks, AChunkIsNeverSplitAcrossTiersWithEveryPolicy) {
   for (const TierWritePolicy write : {TierWritePolicy::kOnEvict, TierWritePolicy::kWriteThrough}) {
-    for (const char* policy : {"lru", "lfu", "fifo"}) {
-      SCOPED_TRACE(std::string(policy) + " " + std::string(tier_write_policy_name(write)));
+    for (const EvictionKind policy :
+         {EvictionKind::kLru, EvictionKind::kLfu, EvictionKind::kFifo}) {
+      SCOPED_TRACE(std::string(eviction_name(policy)) + " " +
+                   std::string(tier_write_policy_name(write)));
       ClusterConfig config = testing::pressured_tiers(policy, 160);
       config.tier_chunk_tokens = kChunkTokens;
       config.tier_write_policy = write;
@@ -236,7 +238,7 @@ TEST(TierChunks, InfiniteTierGivesTheChunkLevelHitRateOfTheMooncakeTrace) {
   auto setup = prepare_simulation(*scenario);
   ASSERT_TRUE(setup.is_ok()) << setup.status().message();
   auto cluster = std::make_shared<ClusterSetup>(*setup->cluster);
-  cluster->replicas[0].engine.cache.eviction = "none";  // HBM caches nothing
+  cluster->replicas[0].engine.cache.eviction = EvictionKind::kNone;  // HBM caches nothing
   setup->cluster = cluster;
   const auto summary = run_simulation(*setup, {});
   ASSERT_TRUE(summary.is_ok()) << summary.status().message();

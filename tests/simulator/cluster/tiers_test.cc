@@ -60,8 +60,8 @@ TEST(Tiers, ALowerTierHitCostsALoadAtTheTiersBandwidth) {
 
 // Tiers fill, evict and hit under pressure_workload(); invariants after every instant.
 TEST(Tiers, NoTierExceedsItsSlotsAndBlocksAreConservedWithEveryPolicy) {
-  for (const char* policy : {"lru", "lfu", "fifo"}) {
-    SCOPED_TRACE(policy);
+  for (const EvictionKind policy : {EvictionKind::kLru, EvictionKind::kLfu, EvictionKind::kFifo}) {
+    SCOPED_TRACE(eviction_name(policy));
     ClusterConfig config = testing::pressured_tiers(policy, 150);
     auto run = run_cluster(config, pressure_workload(), kMs / 4, 1000);
     EXPECT_EQ(run->recorder.finished.size(), 400u);

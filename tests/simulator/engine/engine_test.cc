@@ -18,6 +18,7 @@
 #include "core/model/load_spec.h"
 #include "simulator/cost/roofline_cost_model.h"
 #include "simulator/output/metrics.h"
+#include "tests/core/cache/policy_text.h"
 #include "tests/simulator/sim_test_util.h"
 
 namespace kvsim::sim {
@@ -146,7 +147,7 @@ TEST(Engine, OneRequestOnAnIdleDeviceTakesExactlyTheCostModelsTime) {
 
 TEST(Engine, EveryTokenIsAccountedForAndThePoolIsNeverExceeded) {
   EngineConfig config = testing::small_config(/*num_blocks=*/300);
-  config.cache.eviction = "none";
+  config.cache.eviction = EvictionKind::kNone;
   config.scheduler.prefix_caching = false;
   config.scheduler.max_num_batched_tokens = 512;
   config.scheduler.max_num_seqs = 16;
@@ -181,7 +182,7 @@ TEST(Engine, EveryTokenIsAccountedForAndThePoolIsNeverExceeded) {
 // the batch outgrows the pool and requests are preempted.
 std::unique_ptr<Run> preemption_run(PreemptionMode mode) {
   EngineConfig config = testing::small_config(/*num_blocks=*/120);
-  config.cache.eviction = "none";
+  config.cache.eviction = EvictionKind::kNone;
   config.scheduler.prefix_caching = false;
   config.scheduler.preemption = mode;
   config.cache.bytes_per_block = 1'000'000;
@@ -224,7 +225,7 @@ Summary saturation_run(double offered_per_s) {
   config.scheduler.max_num_batched_tokens = 256;
   config.scheduler.max_num_seqs = 1024;
   config.scheduler.prefix_caching = false;
-  config.cache.eviction = "none";
+  config.cache.eviction = EvictionKind::kNone;
   const auto gap = static_cast<int64_t>(1e9 / offered_per_s);
   auto result = run(config, std::make_unique<FixedCostModel>(10'000'000),
                     testing::constant_requests(6000, gap, 64, 16));
@@ -276,11 +277,10 @@ TEST(Engine, RequestsThatCanNeverFitAreDroppedAndCounted) {
 
 TEST(Engine, RetentionWindowCapsEachSequencesBlocks) {
   EngineConfig config = testing::small_config(/*num_blocks=*/60);  // 960 slots
-  config.cache.eviction = "none";
+  config.cache.eviction = EvictionKind::kNone;
   config.scheduler.prefix_caching = false;
   config.scheduler.max_num_batched_tokens = 64;
-  config.cache.retention = std::shared_ptr<const RetentionPolicy>(
-      std::move(make_retention_policy("window:128")).value());
+  config.cache.retention = retention_of("window:128");
   config.scheduler.attention_window_tokens = 128;
   // 3,000 tokens each, far more than the pool, yet each keeps ~128 tokens of KV.
   auto result = run(config, std::make_unique<FixedCostModel>(1'000'000),

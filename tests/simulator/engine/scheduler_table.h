@@ -153,7 +153,7 @@ inline std::vector<Row> run_case(const Case& c) {
   KvCacheConfig config;
   config.num_blocks = c.num_blocks + 1;  // c.num_blocks usable, + the null block
   config.block_size = kBlockSize;
-  config.eviction = "lru";
+  config.eviction = EvictionKind::kLru;
   config.num_host_blocks = c.num_host_blocks;
   config.bytes_per_block = kBytesPerBlock;
   StatusOr<KvCacheCoordinator> created = KvCacheCoordinator::create(config);

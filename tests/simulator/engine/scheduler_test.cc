@@ -351,7 +351,7 @@ TEST(SchedulerShape, TheCostWindowFillsTheWindowSums) {
   KvCacheConfig config;
   config.num_blocks = 17;
   config.block_size = scheduler_table::kBlockSize;
-  config.eviction = "lru";
+  config.eviction = EvictionKind::kLru;
   config.bytes_per_block = scheduler_table::kBytesPerBlock;
   KvCacheCoordinator cache = KvCacheCoordinator::create(config).value();
   RequestTable requests;

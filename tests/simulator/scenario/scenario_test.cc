@@ -43,6 +43,51 @@ TEST(Scenario, DottedOverridesReplaceAndCreateFields) {
   EXPECT_EQ(node->text(), "512");
 }
 
+// The policies are typed values parsed once, by their one table: every eviction name loads
+// (none turns prefix caching off, as prefix_caching: false does, in the engine it sets up),
+// a retention carries its arguments, and an unknown name lists the valid ones.
+TEST(Scenario, PoliciesLoadAsTypedValuesFromTheirOneTable) {
+  for (const std::string& name : eviction_names()) {
+    auto scenario = load_scenario("default", {"cache.eviction=" + name});
+    ASSERT_TRUE(scenario.is_ok()) << name << ": " << scenario.status().message();
+    EXPECT_EQ(eviction_name(scenario->cache.eviction), name);
+    auto setup = prepare_simulation(*scenario);
+    ASSERT_TRUE(setup.is_ok()) << name << ": " << setup.status().message();
+    const bool caches = name != "none";
+    EXPECT_EQ(scenario->cache.caches_prefixes(), caches) << name;
+    EXPECT_EQ(setup->engine.scheduler.prefix_caching, caches) << name;
+    EXPECT_EQ(setup->engine.cache.eviction, scenario->cache.eviction) << name;
+  }
+  auto off = load_scenario("default", {"cache.eviction=fifo", "cache.prefix_caching=false"});
+  ASSERT_TRUE(off.is_ok());
+  EXPECT_EQ(prepare_simulation(*off)->engine.cache.eviction, EvictionKind::kNone);
+
+  auto sink = load_scenario("default", {"cache.retention=sink:4,60"});
+  ASSERT_TRUE(sink.is_ok()) << sink.status().message();
+  EXPECT_EQ(sink->cache.retention, (RetentionSpec{RetentionKind::kSink, 4, 60}));
+  EXPECT_EQ(retention_text(sink->cache.retention), "sink:4,60");
+
+  auto eviction = load_scenario("default", {"cache.eviction=lfru"});
+  ASSERT_FALSE(eviction.is_ok());
+  EXPECT_NE(eviction.status().message().find(
+                "--set cache.eviction=lfru: field 'eviction': unknown eviction policy 'lfru'"),
+            std::string::npos)
+      << eviction.status().message();
+  EXPECT_NE(eviction.status().message().find("valid: lru, lfu, fifo, none"), std::string::npos);
+  auto retention = load_scenario("default", {"cache.retention=sinc:4,60"});
+  ASSERT_FALSE(retention.is_ok());
+  EXPECT_NE(retention.status().message().find("valid: full, window:W, sink:S,W, h2o:H,R"),
+            std::string::npos)
+      << retention.status().message();
+  auto preemption = load_scenario("default", {"scheduler.preemption=swapp"});
+  ASSERT_FALSE(preemption.is_ok());
+  EXPECT_NE(preemption.status().message().find("valid: recompute, swap"), std::string::npos);
+  EXPECT_EQ(preemption_mode_names(), (std::vector<std::string>{"recompute", "swap"}));
+  for (const std::string& name : preemption_mode_names()) {
+    EXPECT_EQ(preemption_mode_name(*parse_preemption_mode(name)), name);
+  }
+}
+
 TEST(Scenario, BadValuesNameWhereTheyCameFrom) {
   auto bad_set = load_scenario("default", {"cache.block_sise=32"});
   ASSERT_FALSE(bad_set.is_ok());
