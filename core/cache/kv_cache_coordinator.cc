@@ -40,13 +40,9 @@ StatusOr<KvCacheConfig> group_config(const KvCacheConfig& config, const CacheGro
   KvCacheConfig out = config;
   if (spec.kind == LayerKind::kRecurrent) out.block_size = kRecurrentBlockTokens;
   if (spec.kind == LayerKind::kSlidingWindow) {
-    if (spec.window_tokens < 2) {
-      return Status::invalid_argument(
-          fmt::format("a sliding-window group needs a window of at least 2 tokens, got {}",
-                      spec.window_tokens));
-    }
-    // Keys kept besides the newest token's: vLLM frees what lies before tokens - W + 1.
-    out.retention = make_retention_policy({RetentionKind::kWindow, 0, spec.window_tokens - 1u});
+    KVSIM_ASSIGN_OR_RETURN(const RetentionSpec window,
+                           sliding_window_retention(spec.window_tokens));
+    out.retention = make_retention_policy(window);
   }
   return out;
 }

@@ -171,6 +171,14 @@ bool is_retention_name(std::string_view name) {
   return kKindNames.parse(name, "retention policy").is_ok();
 }
 
+StatusOr<RetentionSpec> sliding_window_retention(uint32_t sliding_window) {
+  if (sliding_window < 2) {
+    return Status::invalid_argument(
+        fmt::format("a sliding window needs at least 2 tokens, got {}", sliding_window));
+  }
+  return RetentionSpec{RetentionKind::kWindow, 0, uint64_t{sliding_window} - 1};
+}
+
 StatusOr<RetentionSpec> parse_retention(std::string_view text) {
   const size_t colon = text.find(':');
   const auto kind = kKindNames.parse(text.substr(0, colon), "retention policy");

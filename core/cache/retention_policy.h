@@ -65,6 +65,12 @@ std::vector<std::string> retention_forms();
 // True when `name` (the text before a ':') names a retention kind.
 bool is_retention_name(std::string_view name);
 
+// vLLM v1's sliding window, the one rule for a uniform sliding-window model and a hybrid
+// model's sliding group: SlidingWindowManager.get_num_skipped_tokens frees the blocks wholly
+// before num_computed_tokens - sliding_window + 1, so a sequence keeps the W - 1 keys before
+// the token it computes next: window:W-1. A window below 2 keeps nothing and is an error.
+StatusOr<RetentionSpec> sliding_window_retention(uint32_t sliding_window);
+
 class RetentionPolicy {
  public:
   virtual ~RetentionPolicy() = default;

@@ -46,13 +46,15 @@ StatusOr<DeviceSpec> resolve_device(const ConfigNode& node) {
   return load_device(node.text());
 }
 
-std::shared_ptr<const RetentionPolicy> resolve_retention(const Scenario& s,
-                                                         const ModelSpec& model) {
+// cache.retention, or on a uniform sliding-window model left at full, vLLM's sliding window
+// (sliding_window_retention, the rule a hybrid model's sliding group follows too).
+StatusOr<std::shared_ptr<const RetentionPolicy>> resolve_retention(const Scenario& s,
+                                                                   const ModelSpec& model) {
   RetentionSpec spec = s.cache.retention;
   if (spec.kind == RetentionKind::kFull && uniform_window_tokens(model) > 0) {
-    spec = {RetentionKind::kWindow, 0, uniform_window_tokens(model)};
+    KVSIM_ASSIGN_OR_RETURN(spec, sliding_window_retention(uniform_window_tokens(model)));
   }
-  return make_retention_policy(spec);
+  return std::shared_ptr<const RetentionPolicy>(make_retention_policy(spec));
 }
 
 // A hybrid model's KV cache groups (core/cache/kv_cache_coordinator.h), with what its cache manager
@@ -111,7 +113,8 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
   e->cache.num_host_blocks = static_cast<uint32_t>(
       std::min(host_blocks, static_cast<double>(std::numeric_limits<uint32_t>::max())));
   if (capacity.hybrid) KVSIM_RETURN_IF_ERROR(fill_cache_groups(s, setup, e));
-  std::shared_ptr<const RetentionPolicy> retention = resolve_retention(s, setup.model);
+  KVSIM_ASSIGN_OR_RETURN(std::shared_ptr<const RetentionPolicy> retention,
+                         resolve_retention(s, setup.model));
   SchedulerLimits& limits = e->scheduler;
   limits.policy = s.scheduler.policy;
   limits.reserve_full_prompt = s.scheduler.reserve_full_prompt;

@@ -14,7 +14,8 @@
 //   bytes/block   CapacityResult::kv_bytes_per_block (swap transfers, the cost model)
 //   host tier     floor(host_swap_gib x 2^30 / bytes per block) blocks
 //   retention     cache.retention; "full" on a sliding-window model (Mistral, Phi-3) becomes
-//                 window:<its window>, as vLLM frees blocks outside the window
+//                 window:W-1 for its window W, as vLLM frees the blocks before
+//                 num_computed_tokens - W + 1 (sliding_window_retention)
 //   context       the model's max_position_embeddings
 //   hybrid models (core/model/model_spec.h is_hybrid): EngineConfig::cache_groups from the capacity
 //                 plan's KV cache groups (core/cache/kv_cache_coordinator.h); swap preemption, a

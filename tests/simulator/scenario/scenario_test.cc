@@ -88,6 +88,20 @@ TEST(Scenario, PoliciesLoadAsTypedValuesFromTheirOneTable) {
   }
 }
 
+// A uniform sliding-window model keeps what vLLM keeps: window:W-1 for its window W, the rule
+// a hybrid model's sliding group follows (sliding_window_retention; the table of freed blocks
+// is tests/core/cache/sliding_window_conformance_test.cc). Mistral-7B: W = 4096.
+TEST(Scenario, AUniformSlidingWindowModelKeepsWMinus1Keys) {
+  auto scenario = load_scenario("default", {"model=mistral-7b"});
+  ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
+  auto setup = prepare_simulation(*scenario);
+  ASSERT_TRUE(setup.is_ok()) << setup.status().message();
+  ASSERT_NE(setup->engine.cache.retention, nullptr);
+  EXPECT_EQ(setup->engine.cache.retention->spec(),
+            (RetentionSpec{RetentionKind::kWindow, 0, 4095}));
+  EXPECT_EQ(setup->engine.scheduler.attention_window_tokens, 4095u);
+}
+
 TEST(Scenario, BadValuesNameWhereTheyCameFrom) {
   auto bad_set = load_scenario("default", {"cache.block_sise=32"});
   ASSERT_FALSE(bad_set.is_ok());
