@@ -91,23 +91,14 @@ StatusOr<CapacityInputs> inputs_from_deployment(const CapacityOptions& o) {
 int run_capacity(const CapacityOptions& o) {
   auto in = o.deployment.empty() ? inputs_from_flags(o) : inputs_from_deployment(o);
   if (!in.is_ok()) return report_error(in.status());
-  std::vector<CapacityRow> rows;
-  if (in->devices.empty()) rows.push_back({nullptr, {}});
-  for (const DeviceSpec& device : in->devices) rows.push_back({&device, {}});
-  for (CapacityRow& row : rows) {
-    auto plan = plan_capacity(in->model, row.device, in->query, in->engine);
-    if (!plan.is_ok()) return report_error(plan.status());
-    row.plan = std::move(*plan);
-  }
+  auto rows = plan_capacity_rows(in->model, in->devices, in->query, in->engine);
+  if (!rows.is_ok()) return report_error(rows.status());
   if (o.json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const CapacityRow& row : rows)
-      out.push_back(capacity_to_json(in->model, row.device, row.plan));
-    std::printf("%s\n", (rows.size() == 1 ? out[0] : out).dump(2).c_str());
-  } else if (rows.size() == 1) {
-    std::printf("%s", capacity_report(in->model, rows[0].device, rows[0].plan).c_str());
+    std::printf("%s\n", capacity_rows_json(in->model, *rows).dump(2).c_str());
+  } else if (rows->size() == 1) {
+    std::printf("%s", capacity_report(in->model, rows->front().device, rows->front().plan).c_str());
   } else {
-    std::printf("%s", capacity_table(in->model, rows).c_str());
+    std::printf("%s", capacity_table(in->model, *rows).c_str());
   }
   return kExitOk;
 }

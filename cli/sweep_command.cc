@@ -8,12 +8,11 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
-#include <thread>
 
 #include "cli/command.h"
 #include "simulator/sweep/slo_answer.h"
+#include "simulator/sweep/sweep_job.h"
 #include "simulator/sweep/sweep_merge.h"
-#include "simulator/sweep/sweep_point_runner.h"
 #include "simulator/sweep/sweep_results.h"
 #include "simulator/sweep/sweep_runner.h"
 
@@ -108,29 +107,24 @@ int report_sweep(const sim::SweepSpec& spec, const sim::SweepRunResult& result,
 }
 
 int run_sweep_command(const SweepOptions& o) {
-  if (o.sweep.empty()) return report_error(Status::invalid_argument("give a sweep file or name"));
-  auto spec = sim::load_sweep(o.sweep);
-  if (!spec.is_ok()) return report_error(spec.status());
+  auto sweep = sim::load_sweep_request({o.sweep, ""});
+  if (!sweep.is_ok()) return report_error(sweep.status());
   auto shard = parse_shard(o.shard);
   if (!shard.is_ok()) return report_error(shard.status());
-  auto points = sim::expand_sweep(*spec);
-  if (!points.is_ok()) return report_error(points.status());
-  if (o.dry_run) return run_dry(*points, shard->first, shard->second);
-  const std::string out = o.out.empty() ? spec->output : o.out;
+  if (o.dry_run) return run_dry(sweep->points, shard->first, shard->second);
+  const std::string out = o.out.empty() ? sweep->spec.output : o.out;
   if (out.empty())
     return report_error(Status::invalid_argument("give --out DIR (the sweep names no output)"));
-  auto runner = sim::make_point_runner(*spec);
-  if (!runner.is_ok()) return report_error(runner.status());
   sim::SweepRunOptions options;
   options.out_dir = out;
-  options.jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  options.jobs = o.jobs;
   options.shard_index = shard->first;
   options.shard_count = shard->second;
   options.resume = o.resume;
   options.on_progress = progress_printer();
-  auto result = sim::run_sweep(*spec, *points, *runner, options);
+  auto result = sim::run_loaded_sweep(*sweep, options);
   if (!result.is_ok()) return report_error(result.status());
-  return report_sweep(*spec, *result, out);
+  return report_sweep(sweep->spec, *result, out);
 }
 
 int run_merge_command(const SweepOptions& o) {

@@ -141,6 +141,12 @@ nlohmann::json capacity_to_json(const ModelSpec& model, const DeviceSpec* device
   return out;
 }
 
+nlohmann::json capacity_rows_json(const ModelSpec& model, const std::vector<CapacityRow>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const CapacityRow& row : rows) out.push_back(capacity_to_json(model, row.device, row.plan));
+  return rows.size() == 1 ? out[0] : out;
+}
+
 StatusOr<std::vector<DeviceSpec>> load_device_list(const std::string& spec) {
   std::vector<DeviceSpec> devices;
   std::vector<std::string> names;

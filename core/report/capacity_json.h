@@ -15,6 +15,7 @@
 #include "core/model/device_spec.h"
 #include "core/model/kv_groups.h"
 #include "core/model/model_spec.h"
+#include "core/report/capacity_report.h"
 
 namespace kvsim {
 
@@ -35,6 +36,9 @@ nlohmann::json kv_cache_plan_json(const KvCachePlan& plan);
 // an engine) and the blocks; `device` null = no device (the budget fields are null).
 nlohmann::json capacity_to_json(const ModelSpec& model, const DeviceSpec* device,
                                 const CapacityPlan& plan);
+
+// `kvsim capacity --json` (and kvsim.capacity()): one row's object, or an array of them.
+nlohmann::json capacity_rows_json(const ModelSpec& model, const std::vector<CapacityRow>& rows);
 
 // The devices of a device option: a preset name or YAML path, a comma-separated list of them,
 // or "all" (every device preset); "" = none.

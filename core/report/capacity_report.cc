@@ -242,4 +242,17 @@ std::string capacity_table(const ModelSpec& model, const std::vector<CapacityRow
   return out.str();
 }
 
+StatusOr<std::vector<CapacityRow>> plan_capacity_rows(const ModelSpec& model,
+                                                      const std::vector<DeviceSpec>& devices,
+                                                      const CapacityQuery& query,
+                                                      const EngineQuery& engine) {
+  std::vector<CapacityRow> rows;
+  if (devices.empty()) rows.push_back({nullptr, {}});
+  for (const DeviceSpec& device : devices) rows.push_back({&device, {}});
+  for (CapacityRow& row : rows) {
+    KVSIM_ASSIGN_OR_RETURN(row.plan, plan_capacity(model, row.device, query, engine));
+  }
+  return rows;
+}
+
 }  // namespace kvsim

@@ -20,6 +20,13 @@ struct CapacityRow {
   CapacityPlan plan;
 };
 
+// The plans `kvsim capacity` and kvsim.capacity() (python/) print: one per device, in order,
+// or one without a device when `devices` is empty. The rows point into `devices`.
+StatusOr<std::vector<CapacityRow>> plan_capacity_rows(const ModelSpec& model,
+                                                      const std::vector<DeviceSpec>& devices,
+                                                      const CapacityQuery& query,
+                                                      const EngineQuery& engine);
+
 // One row per device: memory, weights, the rest of the set-aside, KV budget, blocks, max
 // tokens, max sequences.
 std::string capacity_table(const ModelSpec& model, const std::vector<CapacityRow>& rows);

@@ -92,15 +92,9 @@ std::string capacity_json(const std::string& model_name, const std::string& devi
   const CapacityQuery query = capacity_query(args);
   const EngineQuery engine = engine_query(args);
   const std::vector<DeviceSpec> devices = value_or_raise(load_device_list(device_spec));
-  std::vector<const DeviceSpec*> rows;
-  if (devices.empty()) rows.push_back(nullptr);
-  for (const DeviceSpec& device : devices) rows.push_back(&device);
-  nlohmann::json out = nlohmann::json::array();
-  for (const DeviceSpec* device : rows) {
-    const CapacityPlan plan = value_or_raise(plan_capacity(model, device, query, engine));
-    out.push_back(capacity_to_json(model, device, plan));
-  }
-  return (out.size() == 1 ? out[0] : out).dump();
+  const std::vector<CapacityRow> rows =
+      value_or_raise(plan_capacity_rows(model, devices, query, engine));
+  return capacity_rows_json(model, rows).dump();
 }
 
 // The options of capacity_json, passed by keyword, every one (kvsim/__init__.py passes all,

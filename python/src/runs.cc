@@ -12,7 +12,6 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "kernels/ppl_job.h"
@@ -21,8 +20,7 @@
 #include "python/src/tables.h"
 #include "simulator/run/run_options.h"
 #include "simulator/simulation.h"
-#include "simulator/sweep/sweep_point_runner.h"
-#include "simulator/sweep/sweep_runner.h"
+#include "simulator/sweep/sweep_job.h"
 
 namespace kvsim::python {
 namespace {
@@ -89,14 +87,11 @@ std::string ppl_json(const kernels::PplJob& job, const std::optional<ShareFn>& p
 py::dict sweep_run(const std::string& spec_name, const std::string& spec_yaml,
                    const std::string& out_dir, size_t jobs,
                    const std::optional<CountFn>& progress) {
-  const sim::SweepSpec spec = value_or_raise(
-      spec_yaml.empty() ? sim::load_sweep(spec_name) : sim::sweep_from_yaml(spec_yaml, spec_name));
-  const std::vector<sim::SweepPoint> points = value_or_raise(sim::expand_sweep(spec));
-  const sim::PointRunner runner = value_or_raise(sim::make_point_runner(spec));
+  const sim::LoadedSweep sweep = value_or_raise(sim::load_sweep_request({spec_name, spec_yaml}));
   PythonCallbacks python;
   sim::SweepRunOptions options;
   options.out_dir = out_dir;
-  options.jobs = jobs > 0 ? jobs : std::max(1u, std::thread::hardware_concurrency());
+  options.jobs = jobs;
   options.stop = python.stop();
   options.on_progress = [&](const sim::SweepProgress& p) {
     python.call([&] {
@@ -104,7 +99,7 @@ py::dict sweep_run(const std::string& spec_name, const std::string& spec_yaml,
     });
   };
   StatusOr<sim::SweepRunResult> result =
-      python.run([&] { return sim::run_sweep(spec, points, runner, options); });
+      python.run([&] { return sim::run_loaded_sweep(sweep, options); });
   python.rethrow();
   const sim::SweepRunResult done = value_or_raise(std::move(result));
   py::dict out;
