@@ -152,6 +152,8 @@ void def_runs(py::module_& m) {
       py::arg("ctx"), py::arg("max_tokens"), py::arg("progress"));
   m.def("sweep_run", &sweep_run, py::arg("spec"), py::arg("spec_yaml"), py::arg("out_dir"),
         py::arg("jobs"), py::arg("progress"));
+  m.def("table_columns", &table_column_names,
+        "The column names of simulate_run's tables, as requests.csv and timeseries.csv have them.");
 }
 
 }  // namespace kvsim::python

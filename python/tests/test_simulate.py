@@ -65,6 +65,20 @@ def test_tables_equal_the_cli_files(cli, tmp_path):
     assert result.summary["block_size"] == 32
 
 
+def test_table_columns_are_the_csv_headers(cli, tmp_path):
+    # One definition of the columns (simulator/output/table_columns.h): the module's tables,
+    # their names as the module lists them and the CLI's CSV headers are the same, in order.
+    result = kvsim.simulate("default", set=SMALL, seed=7)
+    code, _, err = cli("simulate", "default", *set_args(SMALL), "--seed", 7, "--out", tmp_path)
+    assert code == 0, err
+    names = kvsim._kvsim.table_columns()
+    assert sorted(names) == sorted(result.tables)
+    for stem, table in result.tables.items():
+        header = (tmp_path / (stem + ".csv")).read_text().split("\n", 1)[0].split(",")
+        assert list(table.columns) == header
+        assert names[stem] == header
+
+
 def test_overrides_as_a_list_and_a_yaml_path(cli_json, tmp_path):
     scenario = tmp_path / "small.yaml"
     source = pathlib.Path(__file__).resolve().parents[2] / "presets/scenarios/default.yaml"

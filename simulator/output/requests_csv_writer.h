@@ -1,9 +1,7 @@
 // RequestsCsvWriter: DIR/requests.csv, one row per finished request, streamed to disk as the
-// requests finish (so a million-request run holds none of them):
-//   id,arrival_s,prompt_tokens,output_tokens,cached_prompt_tokens,ttft_s,tpot_s,e2e_s,preemptions
-// A cluster's file adds ,replica,prefill_replica,kv_transfer_s: the replica (index) the request
-// finished on, the one its prefill ran on, and from prefill end to KV arrival on the decode
-// replica (empty when colocated).
+// requests finish (so a million-request run holds none of them). Its columns are
+// request_columns() (simulator/output/table_columns.h, where each is described); a cluster's
+// file adds cluster_request_columns() (replica, prefill_replica, kv_transfer_s).
 // Times in seconds (shortest round-trip decimals); tpot_s is empty for one-token outputs.
 // Rows come in finishing order. Dropped requests have no row (the summary counts them).
 #pragma once

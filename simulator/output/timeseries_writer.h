@@ -1,7 +1,7 @@
 // TimeseriesWriter: DIR/timeseries.csv, the engine's series (simulator/output/interval_sampler.h)
-// streamed to disk, one row per interval of simulated time:
-//   time_s,kv_blocks_used,kv_blocks_cached_free,kv_blocks_free,running,waiting,swapped,
-//   tokens_per_s
+// streamed to disk, one row per interval of simulated time; its columns are
+// timeseries_columns() (simulator/output/table_columns.h): time_s, the KV blocks, the
+// request counts, tokens_per_s.
 #pragma once
 
 #include <memory>
