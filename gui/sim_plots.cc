@@ -4,6 +4,8 @@
 
 #include <memory>
 #include <optional>
+#include <string_view>
+#include <utility>
 
 #include "gui/plot_panel.h"
 #include "gui/plot_style.h"
@@ -78,18 +80,18 @@ void set_lazy_table(PlotPanel* panel, const SimRun& a, const SimRun* b, Build bu
   });
 }
 
-// A long-format table of series columns (time_s first) of each run, built on demand.
-using SeriesColumn = std::pair<const char*, Series RunSeries::*>;
+// A long-format table of series columns (time_s first) of each run, built on demand; the
+// columns are named as RunSeries::column knows them (timeseries.csv's names).
 void set_series_table(PlotPanel* panel, const SimRun& a, const SimRun* b,
-                      std::vector<SeriesColumn> columns) {
+                      std::vector<std::string_view> columns) {
   set_lazy_table(panel, a, b, [columns](const SimRun& x, const SimRun* y) {
     CsvTable table;
     table.header = {"run", "time_s"};
-    for (const auto& column : columns) table.header.push_back(column.first);
+    for (std::string_view column : columns) table.header.emplace_back(column);
     for (const RunRef& r : runs_of(x, y)) {
       std::vector<const Series*> values;
-      for (const auto& column : columns) values.push_back(&(r.run->series.*column.second));
-      append_rows(&table, r.name(), r.run->series.time_s, values);
+      for (std::string_view column : columns) values.push_back(&r.run->series.column(column));
+      append_rows(&table, r.name(), r.run->series.time_s(), values);
     }
     return table;
   });
@@ -109,33 +111,33 @@ void show_kv_blocks(PlotPanel* panel, const SimRun& a, const SimRun* b) {
   QCustomPlot* plot = panel->plot();
   clear_plot(plot);
   const RunSeries& s = a.series;
-  const Series used_cached = sum(s.kv_blocks_used, s.kv_blocks_cached_free);
-  QCPGraph* used = add_line(plot->xAxis, plot->yAxis, "A used", s.time_s, s.kv_blocks_used,
+  const Series& time_s = s.time_s();
+  const Series& kv_blocks_used = s.column("kv_blocks_used");
+  const Series used_cached = sum(kv_blocks_used, s.column("kv_blocks_cached_free"));
+  QCPGraph* used = add_line(plot->xAxis, plot->yAxis, "A used", time_s, kv_blocks_used,
                             QColor(0, 114, 178), Qt::SolidLine);
   used->setBrush(QColor(0, 114, 178, 150));
-  QCPGraph* cached = add_line(plot->xAxis, plot->yAxis, "A used + cached free", s.time_s,
-                              used_cached, QColor(0, 158, 115), Qt::SolidLine);
+  QCPGraph* cached = add_line(plot->xAxis, plot->yAxis, "A used + cached free", time_s, used_cached,
+                              QColor(0, 158, 115), Qt::SolidLine);
   cached->setBrush(QColor(0, 158, 115, 120));
   cached->setChannelFillGraph(used);
   QCPGraph* pool =
-      add_line(plot->xAxis, plot->yAxis, "A pool (+ free)", s.time_s,
-               sum(used_cached, s.kv_blocks_free), QColor(150, 150, 150), Qt::SolidLine);
+      add_line(plot->xAxis, plot->yAxis, "A pool (+ free)", time_s,
+               sum(used_cached, s.column("kv_blocks_free")), QColor(150, 150, 150), Qt::SolidLine);
   pool->setBrush(QColor(220, 220, 220, 120));
   pool->setChannelFillGraph(cached);
   // Antialiased fills of ten thousand points take tens of milliseconds of the GUI thread.
   for (QCPGraph* graph : {used, cached, pool}) graph->setAntialiasedFill(false);
   if (b != nullptr) {
     const RunSeries& t = b->series;
-    add_line(plot->xAxis, plot->yAxis, "B used", t.time_s, t.kv_blocks_used, Qt::black,
+    add_line(plot->xAxis, plot->yAxis, "B used", t.time_s(), t.column("kv_blocks_used"), Qt::black,
              Qt::DashLine);
-    add_line(plot->xAxis, plot->yAxis, "B used + cached free", t.time_s,
-             sum(t.kv_blocks_used, t.kv_blocks_cached_free), QColor(0, 100, 60), Qt::DashLine);
+    add_line(plot->xAxis, plot->yAxis, "B used + cached free", t.time_s(),
+             sum(t.column("kv_blocks_used"), t.column("kv_blocks_cached_free")), QColor(0, 100, 60),
+             Qt::DashLine);
   }
   finish(plot, "KV cache blocks over time", "simulated time (s)", "KV blocks");
-  set_series_table(panel, a, b,
-                   {{"kv_blocks_used", &RunSeries::kv_blocks_used},
-                    {"kv_blocks_cached_free", &RunSeries::kv_blocks_cached_free},
-                    {"kv_blocks_free", &RunSeries::kv_blocks_free}});
+  set_series_table(panel, a, b, {"kv_blocks_used", "kv_blocks_cached_free", "kv_blocks_free"});
 }
 
 void show_requests(PlotPanel* panel, const SimRun& a, const SimRun* b) {
@@ -143,18 +145,14 @@ void show_requests(PlotPanel* panel, const SimRun& a, const SimRun* b) {
   clear_plot(plot);
   for (const RunRef& r : runs_of(a, b)) {
     const RunSeries& s = r.run->series;
-    add_line(plot->xAxis, plot->yAxis, r.tag + " running", s.time_s, s.running, series_color(0),
-             r.style);
-    add_line(plot->xAxis, plot->yAxis, r.tag + " waiting", s.time_s, s.waiting, series_color(1),
-             r.style);
-    add_line(plot->xAxis, plot->yAxis, r.tag + " swapped", s.time_s, s.swapped, series_color(3),
-             r.style);
+    for (const auto& [name, color] :
+         {std::pair{"running", 0}, std::pair{"waiting", 1}, std::pair{"swapped", 3}}) {
+      add_line(plot->xAxis, plot->yAxis, r.tag + " " + name, s.time_s(), s.column(name),
+               series_color(color), r.style);
+    }
   }
   finish(plot, "Requests running, waiting and swapped", "simulated time (s)", "requests");
-  set_series_table(panel, a, b,
-                   {{"running", &RunSeries::running},
-                    {"waiting", &RunSeries::waiting},
-                    {"swapped", &RunSeries::swapped}});
+  set_series_table(panel, a, b, {"running", "waiting", "swapped"});
 }
 
 void show_throughput(PlotPanel* panel, const SimRun& a, const SimRun* b) {
@@ -162,15 +160,13 @@ void show_throughput(PlotPanel* panel, const SimRun& a, const SimRun* b) {
   clear_plot(plot);
   for (const RunRef& r : runs_of(a, b)) {
     const RunSeries& s = r.run->series;
-    add_line(plot->xAxis, plot->yAxis, r.tag + " output tokens/s", s.time_s, s.output_tokens_per_s,
-             r.tag == "A" ? series_color(0) : Qt::black, r.style);
+    add_line(plot->xAxis, plot->yAxis, r.tag + " output tokens/s", s.time_s(),
+             s.output_tokens_per_s, r.tag == "A" ? series_color(0) : Qt::black, r.style);
   }
-  add_line(plot->xAxis, plot->yAxis, "A tokens/s computed (prefill + decode)", a.series.time_s,
-           a.series.tokens_per_s, series_color(1), Qt::DotLine);
+  add_line(plot->xAxis, plot->yAxis, "A tokens/s computed (prefill + decode)", a.series.time_s(),
+           a.series.column("tokens_per_s"), series_color(1), Qt::DotLine);
   finish(plot, "Throughput over time", "simulated time (s)", "tokens per second");
-  set_series_table(panel, a, b,
-                   {{"output_tokens_per_s", &RunSeries::output_tokens_per_s},
-                    {"tokens_per_s", &RunSeries::tokens_per_s}});
+  set_series_table(panel, a, b, {"output_tokens_per_s", "tokens_per_s"});
 }
 
 void show_latency(PlotPanel* panel, const SimRun& a, const SimRun* b) {

@@ -1,6 +1,7 @@
 #include "gui/sim_run.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "core/config/yaml_io.h"
 #include "simulator/output/request_latency.h"
@@ -8,15 +9,24 @@
 
 namespace kvsim::gui {
 
+const std::vector<double>& RunSeries::column(std::string_view name) const {
+  if (name == "output_tokens_per_s") return output_tokens_per_s;
+  const auto table = sim::timeseries_columns();
+  const auto found = std::find_if(table.begin(), table.end(),
+                                  [name](const auto& column) { return column.name == name; });
+  KVSIM_CHECK(found != table.end(), "no time-series column named " + std::string(name));
+  return columns[static_cast<size_t>(found - table.begin())];
+}
+
 void RunRecorder::on_row(const sim::SeriesRow& row) {
-  series_.time_s.push_back(ns_to_s(row.time_ns));
-  series_.kv_blocks_used.push_back(row.state.kv_blocks_used);
-  series_.kv_blocks_cached_free.push_back(row.state.kv_blocks_cached_free);
-  series_.kv_blocks_free.push_back(row.state.kv_blocks_free);
-  series_.running.push_back(row.state.running);
-  series_.waiting.push_back(row.state.waiting);
-  series_.swapped.push_back(row.state.swapped);
-  series_.tokens_per_s.push_back(row.tokens_per_s);
+  const auto table = sim::timeseries_columns();
+  for (size_t i = 0; i < table.size(); ++i) {
+    const sim::TableColumn<sim::SeriesRow>& column = table[i];
+    series_.columns[i].push_back(
+        column.integer != nullptr
+            ? static_cast<double>(column.integer(row))
+            : column.number(row).value_or(std::numeric_limits<double>::quiet_NaN()));
+  }
   series_.output_tokens_per_s.push_back(row.output_tokens_per_s);
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,21 +21,24 @@
 #include "core/config/config_node.h"
 #include "simulator/output/interval_sampler.h"
 #include "simulator/output/metrics.h"
+#include "simulator/output/table_columns.h"
 #include "simulator/scenario/scenario.h"
 #include "simulator/simulation.h"
 
 namespace kvsim::gui {
 
+// The series of one run: timeseries.csv's columns, taken from the table the writer iterates
+// (sim::timeseries_columns(), simulator/output/table_columns.h), in its order and under its
+// names, as doubles; and output_tokens_per_s, which the file does not have.
 struct RunSeries {
-  std::vector<double> time_s;
-  std::vector<double> kv_blocks_used;
-  std::vector<double> kv_blocks_cached_free;
-  std::vector<double> kv_blocks_free;
-  std::vector<double> running;
-  std::vector<double> waiting;
-  std::vector<double> swapped;
-  std::vector<double> tokens_per_s;
+  std::vector<std::vector<double>> columns =
+      std::vector<std::vector<double>>(sim::timeseries_columns().size());
   std::vector<double> output_tokens_per_s;
+
+  // The series named `name`: a column of sim::timeseries_columns() or "output_tokens_per_s"
+  // (checked: another name is a bug).
+  const std::vector<double>& column(std::string_view name) const;
+  const std::vector<double>& time_s() const { return column("time_s"); }
 };
 
 // Records RunSeries rows every `interval_ns` of simulated time (the engine's series,

@@ -16,10 +16,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <sstream>
 
+#include "gui/csv_table.h"
 #include "gui/job_runner.h"
 #include "gui/plot_panel.h"
 #include "gui/plot_style.h"
@@ -64,20 +66,22 @@ std::vector<double> keys_of(QCPGraph* graph) {
   return out;
 }
 
-// timeseries.csv as columns of doubles (the file writes shortest round-trip numbers).
-std::vector<std::vector<double>> read_columns(const std::string& path) {
+// timeseries.csv as {header name, column of doubles}, in the file's order (the file writes
+// shortest round-trip numbers).
+std::vector<std::pair<std::string, std::vector<double>>> read_columns(const std::string& path) {
   std::ifstream in(path);
   std::string line;
-  std::getline(in, line);  // header
-  std::vector<std::vector<double>> columns;
+  std::getline(in, line);
+  std::vector<std::pair<std::string, std::vector<double>>> columns;
+  std::stringstream names(line);
+  for (std::string name; std::getline(names, name, ',');) columns.push_back({name, {}});
   while (std::getline(in, line)) {
     std::stringstream cells(line);
     size_t i = 0;
-    for (std::string cell; std::getline(cells, cell, ','); ++i) {
-      if (columns.size() <= i) columns.resize(i + 1);
+    for (std::string cell; std::getline(cells, cell, ',') && i < columns.size(); ++i) {
       double value = 0;
       std::from_chars(cell.data(), cell.data() + cell.size(), value);
-      columns[i].push_back(value);
+      columns[i].second.push_back(value);
     }
   }
   return columns;
@@ -127,33 +131,51 @@ class SimulationViewTest : public QObject {
     QCOMPARE(sim::summary_to_json(run.summary, false).dump(),
              sim::summary_to_json(summary, false).dump());
     const auto columns = read_columns(dir.filePath("timeseries.csv").toStdString());
+    // The series are the file's columns, under the file's names, in its order.
     QCOMPARE(columns.size(), size_t{8});
-    QCOMPARE(run.series.time_s, columns[0]);
-    QCOMPARE(run.series.kv_blocks_used, columns[1]);
-    QCOMPARE(run.series.kv_blocks_cached_free, columns[2]);
-    QCOMPARE(run.series.kv_blocks_free, columns[3]);
-    QCOMPARE(run.series.running, columns[4]);
-    QCOMPARE(run.series.waiting, columns[5]);
-    QCOMPARE(run.series.swapped, columns[6]);
-    QCOMPARE(run.series.tokens_per_s, columns[7]);
+    QCOMPARE(run.series.columns.size(), columns.size());
+    for (size_t i = 0; i < columns.size(); ++i) {
+      QCOMPARE(run.series.column(columns[i].first), columns[i].second);
+      QCOMPARE(run.series.columns[i], columns[i].second);
+    }
     QCOMPARE(run.ttft_s.size(), size_t{summary.ttft_s.count});
     QCOMPARE(sim::quantile_sorted(run.ttft_s, 0.5), summary.ttft_s.p50);
     QCOMPARE(sim::quantile_sorted(run.tpot_s, 0.99), summary.tpot_s.p99);
 
+    // The series charts' tables name their columns as the file does (the GUI's extra
+    // output_tokens_per_s aside) and hold the run's series.
+    for (PlotPanel* panel : view.panels()) {
+      if (panel->name() != "memory" && panel->name() != "requests" &&
+          panel->name() != "throughput") {
+        continue;
+      }
+      const CsvTable& table = panel->table();
+      QCOMPARE(table.header[1], columns[0].first);  // time_s
+      for (size_t c = 2; c < table.header.size(); ++c) {
+        const std::string& name = table.header[c];
+        const bool in_file =
+            std::any_of(columns.begin(), columns.end(),
+                        [&name](const auto& column) { return column.first == name; });
+        QVERIFY2(in_file || name == "output_tokens_per_s", name.c_str());
+        QCOMPARE(table.rows.back()[c], csv_number(run.series.column(name).back()));
+      }
+    }
+
     // Each chart holds exactly the run's data.
     QCustomPlot* kv = plot_of(view, "memory");
-    QCOMPARE(keys_of(graph_named(kv, "A used")), run.series.time_s);
-    QCOMPARE(values_of(graph_named(kv, "A used")), run.series.kv_blocks_used);
+    QCOMPARE(keys_of(graph_named(kv, "A used")), run.series.time_s());
+    QCOMPARE(values_of(graph_named(kv, "A used")), run.series.column("kv_blocks_used"));
     const std::vector<double> stacked = values_of(graph_named(kv, "A used + cached free"));
     for (size_t i = 0; i < stacked.size(); ++i) {
-      QCOMPARE(stacked[i] - run.series.kv_blocks_used[i], run.series.kv_blocks_cached_free[i]);
+      QCOMPARE(stacked[i] - run.series.column("kv_blocks_used")[i],
+               run.series.column("kv_blocks_cached_free")[i]);
     }
     QCOMPARE(values_of(graph_named(kv, "A pool (+ free)")).front(),
              static_cast<double>(summary.info.num_usable_blocks));  // less the null block
     QCustomPlot* requests = plot_of(view, "requests");
-    QCOMPARE(values_of(graph_named(requests, "A running")), run.series.running);
-    QCOMPARE(values_of(graph_named(requests, "A waiting")), run.series.waiting);
-    QCOMPARE(values_of(graph_named(requests, "A swapped")), run.series.swapped);
+    QCOMPARE(values_of(graph_named(requests, "A running")), run.series.column("running"));
+    QCOMPARE(values_of(graph_named(requests, "A waiting")), run.series.column("waiting"));
+    QCOMPARE(values_of(graph_named(requests, "A swapped")), run.series.column("swapped"));
     QCustomPlot* throughput = plot_of(view, "throughput");
     QCOMPARE(values_of(graph_named(throughput, "A output tokens/s")),
              run.series.output_tokens_per_s);
@@ -264,14 +286,14 @@ class SimulationViewTest : public QObject {
     QVERIFY(wait_for_run(view, runner, 2));
     view.select_runs(1, 0);
     QCustomPlot* kv = plot_of(view, "memory");
-    QCOMPARE(values_of(graph_named(kv, "A used")), view.runs()[1].series.kv_blocks_used);
-    QCOMPARE(values_of(graph_named(kv, "B used")), view.runs()[0].series.kv_blocks_used);
+    QCOMPARE(values_of(graph_named(kv, "A used")), view.runs()[1].series.column("kv_blocks_used"));
+    QCOMPARE(values_of(graph_named(kv, "B used")), view.runs()[0].series.column("kv_blocks_used"));
     QCOMPARE(graph_named(kv, "B used")->pen().style(), Qt::DashLine);
     // Without prefix caching nothing is cached free; with it, something was.
     double cached_a = 0;
     double cached_b = 0;
-    for (double v : view.runs()[1].series.kv_blocks_cached_free) cached_a += v;
-    for (double v : view.runs()[0].series.kv_blocks_cached_free) cached_b += v;
+    for (double v : view.runs()[1].series.column("kv_blocks_cached_free")) cached_a += v;
+    for (double v : view.runs()[0].series.column("kv_blocks_cached_free")) cached_b += v;
     QCOMPARE(cached_a, 0.0);
     QVERIFY(cached_b > 0.0);
     QVERIFY(view.summary_table()->item(0, 2) != nullptr);
