@@ -50,7 +50,9 @@ void print_text(const sim::SimulationSetup& setup, const sim::Summary& s) {
                       format_count(s.events));
   text += fmt::format("tokens/s {} output, {} total\n", format_fixed(s.output_tokens_per_s, 1),
                       format_fixed(s.total_tokens_per_s, 1));
-  text += "latency (s):\n" + latency_line("TTFT ", s.ttft_s) + latency_line("TPOT ", s.tpot_s) +
+  text += fmt::format("latency (s), as a client sees it (the engine's + {} ms front end):\n",
+                      format_fixed(s.info.frontend_s * 1e3, 1)) +
+          latency_line("TTFT ", s.ttft_s) + latency_line("TPOT ", s.tpot_s) +
           latency_line("E2E  ", s.e2e_s) + latency_line("queue", s.queue_s);
   text +=
       fmt::format("KV usage peak {}%, mean {}%; prefix-cache hit rate {}%; swapped {}\n",

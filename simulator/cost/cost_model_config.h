@@ -40,8 +40,18 @@ struct FitOverride {
   SourceMark mark;
 };
 
+// A client's time beyond the engine's, per request: HTTP, chat template and tokenization, the
+// hand-over to the engine core, and the first (and last) chunk's way back (detokenize, SSE).
+// Fitted to vLLM PR #54628 (github.com/vllm-project/vllm/pull/54628, "Backend parity": client
+// TTFT less vLLM's own vllm:time_to_first_token_seconds, 512-token prompts, 5 runs over the
+// completions, chat and responses APIs: 8.4-12.2 ms, median 11.0 ms); docs/cost_model.md.
+inline constexpr double kDefaultFrontendS = 11.0e-3;
+
 struct CostModelConfig {
   CostModelKind kind = CostModelKind::kOperators;
+  // every kind: what a client sees beyond the engine (kDefaultFrontendS); the summary's TTFT
+  // and E2E add it, requests.csv keeps the engine's times beside the client's.
+  double frontend_s = kDefaultFrontendS;
   // roofline:
   double compute_efficiency = 0.6;       // achieved / peak FLOP/s (prefill MFU of vLLM ~0.5-0.7)
   double bandwidth_efficiency = 0.8;     // achieved / peak memory bandwidth (decode)

@@ -79,8 +79,9 @@ ExecutionProfile execution_profile(const EngineQuery& engine, const DeviceSpec& 
       p.overlap_cpu = version >= kV1AsyncScheduling;
       if (p.overlap_cpu) {
         p.rules.push_back(
-            "async scheduling: the iteration's CPU work overlaps the GPU's "
-            "(PR #27614, default from 0.14)");
+            "async scheduling: the iteration's CPU work overlaps the GPU's, and a request "
+            "arriving while a batch runs joins the batch after the next (PR #27614, default "
+            "from 0.14; core.py step_with_batch_queue)");
       }
       break;
     case EngineKind::kVllmV0:

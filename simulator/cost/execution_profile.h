@@ -14,7 +14,9 @@
 //   vLLM V1 >= 0.14   async scheduling: the CPU's per-iteration work (schedule, prepare inputs,
 //                     process outputs) overlaps the GPU's, so an iteration takes the longer of
 //                     the two, not their sum (PR #27614 "Enable async scheduling by default",
-//                     merged in the week to 2026-01-02; the first release after it is 0.14.0)
+//                     merged in the week to 2026-01-02; the first release after it is 0.14.0);
+//                     the next batch is scheduled while one runs, so a request arriving then
+//                     joins the batch after the next (EngineConfig::async_scheduling)
 //   vLLM V0           decode iterations of up to 256 sequences as graphs (_BATCH_SIZES_TO_CAPTURE)
 //   SGLang            decode iterations up to cuda_graph_max_bs (256 below TP 4 on an 80-90 GiB
 //                     GPU, 512 from TP 4; server_args.py _handle_gpu_memory_settings), prefill
@@ -51,7 +53,7 @@ struct ExecutionProfile {
   bool piecewise_graphs = false;  // iterations not in a full graph: all but attention in graphs
   uint32_t max_graph_tokens = 0;  // iterations with more tokens run eager; 0: no limit
   bool custom_all_reduce = false;
-  bool overlap_cpu = false;  // the iteration's CPU work runs while the GPU computes
+  bool overlap_cpu = false;  // async scheduling: the CPU's work runs while the GPU computes
   uint32_t tp = 1;
   std::vector<std::string> rules;  // each rule that applied and the engine code it follows
 };

@@ -21,31 +21,32 @@ Status ArrivalFeed::pull() {
     held_ = true;
     return Status::ok();
   }
-  send();
+  send(events_->now_ns());
   return Status::ok();
 }
 
-void ArrivalFeed::send() {
-  if (next_.arrival_ns < events_->now_ns()) next_.arrival_ns = events_->now_ns();
+void ArrivalFeed::send(int64_t earliest_ns) {
+  if (next_.arrival_ns < earliest_ns) next_.arrival_ns = earliest_ns;
   if (limits_in_flight()) ++in_flight_;
   events_->push(next_.arrival_ns, EventKind::kArrival, 0, target_);
 }
 
-void ArrivalFeed::one_out() {
+void ArrivalFeed::one_out(int64_t next_earliest_ns) {
   KVSIM_CHECK(in_flight_ > 0, "a request ended that the feed did not send");
   --in_flight_;
   if (held_) {
     held_ = false;
-    send();
+    send(next_earliest_ns);
   }
 }
 
-void ArrivalFeed::on_request_finished(const RequestRecord& /*request*/) {
-  if (limits_in_flight()) one_out();
+void ArrivalFeed::on_request_finished(const RequestRecord& request) {
+  // The client has the last token a front end after the engine: its next request follows.
+  if (limits_in_flight()) one_out(events_->now_ns() + request.frontend_ns);
 }
 
 void ArrivalFeed::on_request_dropped(const RequestRecord& /*request*/, DropReason /*reason*/) {
-  if (limits_in_flight()) one_out();
+  if (limits_in_flight()) one_out(events_->now_ns());
 }
 
 }  // namespace kvsim::sim

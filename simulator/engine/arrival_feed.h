@@ -5,7 +5,8 @@
 // With source.max_in_flight() = N > 0 the feed is the client of a benchmark that keeps at most N
 // requests outstanding (`vllm bench serve --max-concurrency N`, genai-perf's and AIPerf's
 // concurrency): a request whose time has come while N are in flight waits, and is sent when
-// one of them finishes or is dropped. Its arrival becomes the time it is sent, as the client
+// one of them finishes (a front end later, RequestRecord::frontend_ns: when the client has its
+// last token) or is dropped. Its arrival becomes the time it is sent, as the client
 // measures TTFT from the send. With every request at t = 0 (arrival: burst) this is a closed
 // loop of N users, each sending its next request when the last one ends. The feed learns of
 // completions as an observer of the engines (add it to each, as for any SimObserver).
@@ -44,8 +45,8 @@ class ArrivalFeed final : public SimObserver {
 
  private:
   Status pull();
-  void send();     // queues the arrival of next_
-  void one_out();  // a request left the system: a held request may go
+  void send(int64_t earliest_ns);          // queues the arrival of next_, not before earliest_ns
+  void one_out(int64_t next_earliest_ns);  // a request left: a held request may go then
 
   std::unique_ptr<RequestSource> source_;
   uint32_t target_;

@@ -62,7 +62,7 @@ EngineSnapshot Engine::snapshot() const {
   s.kv_blocks_cached_free = pool.num_cached_free_blocks();
   s.kv_blocks_free = pool.num_free_blocks() - pool.num_cached_free_blocks();
   s.running = static_cast<uint32_t>(scheduler_.num_running());
-  s.waiting = static_cast<uint32_t>(scheduler_.num_waiting());
+  s.waiting = static_cast<uint32_t>(scheduler_.num_waiting() + held_.size());
   s.swapped = static_cast<uint32_t>(scheduler_.num_swapped());
   s.in_system = in_system_;
   return s;
@@ -183,7 +183,13 @@ bool Engine::admit(const RequestSpec& spec, const std::vector<BlockHash>* hashes
   request.num_hashes = static_cast<uint32_t>(hashes_.size());
   cache_.add_request(request.id, request.prompt_tokens, hashes_);
   request.phase = RequestPhase::kWaiting;
-  scheduler_.add_waiting(requests_.add(request));
+  const uint32_t slot = requests_.add(request);
+  if (config_.async_scheduling && busy_) {
+    held_.push_back(slot);
+    held_tokens_ += scheduler_.remaining_tokens(requests_.at(slot));
+  } else {
+    scheduler_.add_waiting(slot);
+  }
   ++in_system_;
   return true;
 }
@@ -205,6 +211,7 @@ RequestRecord Engine::record_of(const SimRequest& request) const {
   record.cached_prompt_tokens = request.cached_prompt_tokens;
   record.preemptions = request.preemptions;
   record.replica = static_cast<int32_t>(config_.replica);
+  record.frontend_ns = config_.frontend_ns;
   record.prefill_replica =
       request.prefill_replica ? static_cast<int32_t>(*request.prefill_replica) : record.replica;
   record.prefilled_ns = request.prefilled_ns;
@@ -405,7 +412,12 @@ void Engine::try_start_iteration() {
     stats_.kv_blocks_peak = std::max(stats_.kv_blocks_peak, cache_.pool().num_used_blocks());
     if (plan_.has_work()) {
       start_batch(start);
+      release_held();
       return;
+    }
+    if (!held_.empty()) {  // nothing else to run: the held requests are scheduled now
+      release_held();
+      continue;
     }
     if (scheduler_.num_in_transit() > 0 || scheduler_.idle()) return;
     if (!plan_.dropped.empty() || !plan_.preempted.empty()) continue;
@@ -414,6 +426,12 @@ void Engine::try_start_iteration() {
     KVSIM_CHECK(slot.has_value(), "stuck scheduler with empty queues");
     record_drop(*slot, DropReason::kNeverFits);
   }
+}
+
+void Engine::release_held() {
+  for (uint32_t slot : held_) scheduler_.add_waiting(slot);
+  held_.clear();
+  held_tokens_ = 0;
 }
 
 void Engine::report_progress() {

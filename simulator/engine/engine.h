@@ -8,6 +8,9 @@
 // Swap transfers queue on the host link, one queue per direction (PCIe is full duplex):
 // transfer time = bytes / host link bandwidth (DeviceSpec::host_link_gbps, one direction).
 // A swap-in overlaps with iterations; the request rejoins the batch when it ends.
+// With async scheduling (EngineConfig::async_scheduling) a request that arrives while an
+// iteration runs is held until the next iteration has been decided, so it is first scheduled
+// one iteration later; an engine with nothing else to run takes it at once.
 //
 // Requests that can never be served are dropped and counted, never looped on: at arrival
 // when prompt + output exceed the model's context, when (without chunked prefill) the prompt
@@ -63,6 +66,15 @@ struct EngineConfig {
   double host_link_bytes_per_s = 0;  // one direction; needed for swap preemption
   uint64_t progress_every_events = uint64_t{1} << 15;  // progress callback period
   uint32_t replica = 0;  // index in a cluster (Event::target, RequestRecord::replica)
+  // vLLM's async scheduling (>= 0.14, simulator/cost/execution_profile.h): the batch after the
+  // one in flight is scheduled when that one starts, so a request arriving while an iteration
+  // runs first joins the batch after the next (vllm/v1/engine/core.py step_with_batch_queue:
+  // the queue of two is refilled before the engine blocks on the running batch). Without it a
+  // request joins the next batch.
+  bool async_scheduling = false;
+  // A client's time beyond the engine's per request (cost_model.frontend_s): stamped on every
+  // RequestRecord; a closed-loop client sends its next request that much after a finish.
+  int64_t frontend_ns = 0;
 };
 
 // Counters over the whole run.
@@ -179,7 +191,7 @@ class Engine final : private KvTransfers {
   // Decode role: the KV of remote request `slot` arrived; it joins the batch.
   void receive_done(uint32_t slot);
   const SimRequest& request(uint32_t slot) const { return requests_.at(slot); }
-  uint64_t outstanding_tokens() const { return scheduler_.outstanding_tokens(); }
+  uint64_t outstanding_tokens() const { return scheduler_.outstanding_tokens() + held_tokens_; }
   uint32_t replica() const { return config_.replica; }
   // The run ended at `now_ns`: checks that nothing is left and records the end.
   void mark_end(int64_t now_ns);
@@ -201,6 +213,7 @@ class Engine final : private KvTransfers {
   void handle_swap_end(uint32_t slot);
   void handle_load_end(uint32_t slot);
   void try_start_iteration();
+  void release_held();
   int64_t start_transfers();
   void start_batch(int64_t start_ns);
   void advance_clock(int64_t time_ns);
@@ -225,7 +238,9 @@ class Engine final : private KvTransfers {
   const std::atomic<bool>* stop_ = nullptr;
 
   std::vector<BlockHash> hashes_;
-  StepPlan plan_;  // the iteration in flight
+  std::vector<uint32_t> held_;  // async scheduling: arrived during the iteration in flight
+  uint64_t held_tokens_ = 0;    // their share of outstanding_tokens()
+  StepPlan plan_;               // the iteration in flight
   StepResult result_;
   IterationRecord iteration_;
   bool busy_ = false;

@@ -55,6 +55,9 @@ struct RequestRecord {
   uint32_t output_tokens = 0;
   uint32_t cached_prompt_tokens = 0;
   uint32_t preemptions = 0;
+  // A client's time beyond the engine's (EngineConfig::frontend_ns): its TTFT and E2E are the
+  // engine's plus this (simulator/output/request_latency.h).
+  int64_t frontend_ns = 0;
   // In a cluster (simulator/cluster/cluster.h); a lone engine leaves the defaults.
   int32_t replica = -1;                  // the instance it finished (or was dropped) on
   int32_t prefill_replica = -1;          // the instance its prefill ran on

@@ -132,6 +132,7 @@ nlohmann::ordered_json summary_to_json(const Summary& s, bool with_wall) {
   j["sim_duration_s"] = s.sim_duration_s;
   j["output_tokens_per_s"] = s.output_tokens_per_s;
   j["total_tokens_per_s"] = s.total_tokens_per_s;
+  j["frontend_s"] = s.info.frontend_s;
   j["ttft_s"] = latency_json(s.ttft_s);
   j["tpot_s"] = latency_json(s.tpot_s);
   j["e2e_s"] = latency_json(s.e2e_s);

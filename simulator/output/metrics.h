@@ -2,9 +2,11 @@
 //
 // MetricsCollector observes the engine and keeps per-request latencies of finished requests
 // (4 doubles each: 32 MB for a million requests); everything else comes from EngineStats.
-//   ttft_s    first token time - arrival (queueing + prefill)
+//   frontend_s  what a client sees beyond the engine per request (cost_model.frontend_s);
+//               ttft_s and e2e_s are a client's: the engine's plus it
+//   ttft_s    first token time - arrival (queueing + prefill) + frontend_s
 //   tpot_s    (finish - first token) / (output tokens - 1), requests with >= 2 output tokens
-//   e2e_s     finish - arrival
+//   e2e_s     finish - arrival + frontend_s
 //   queue_s   first scheduled - arrival
 //   each as {mean, p50, p90, p99}; percentiles interpolate linearly between order statistics
 //   (numpy's default): p-th = x[floor(h)] + (h - floor(h)) (x[floor(h)+1] - x[floor(h)]),
@@ -64,6 +66,7 @@ struct RunInfo {
   uint64_t num_blocks = 0;  // the pool's blocks, null block included (kvsim capacity's count)
   uint64_t kv_bytes_per_block = 0;
   uint64_t num_usable_blocks = 0;  // num_blocks less each pool's null block (not written)
+  double frontend_s = 0;           // a client's time beyond the engine's (cost_model.frontend_s)
 };
 
 // What a run of several engines adds to the summary: a cluster's replicas, tiers and KV links

@@ -22,6 +22,7 @@ RunInfo cluster_run_info(const EngineSetup& setup, const ClusterSetup& cluster,
   info.scenario = s.name;
   info.model = setup.model.name;
   info.cost_model = cost_model;
+  info.frontend_s = s.cost_model.frontend_s;
   info.seed = s.seed;
   info.num_devices = 0;
   info.block_size = first.capacity.block_size;

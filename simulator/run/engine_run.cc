@@ -51,7 +51,8 @@ StatusOr<Summary> run_engine(const EngineSetup& setup, const RunOptions& options
                setup.capacity.block_size,
                setup.engine.cache.num_blocks,
                setup.capacity.kv_bytes_per_block,
-               setup.engine.cache.num_usable_blocks()};
+               setup.engine.cache.num_usable_blocks(),
+               s.cost_model.frontend_s};
   KVSIM_ASSIGN_OR_RETURN(auto source, make_request_source(s.workload, s.seed));
   KVSIM_ASSIGN_OR_RETURN(auto engine,
                          Engine::create(setup.engine, std::move(cost_model), std::move(source)));

@@ -151,6 +151,7 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
     e->max_model_len = setup.engine_budget->max_model_len;
   }
   e->host_link_bytes_per_s = setup.device.host_link_gbps * static_cast<double>(kGB);
+  e->frontend_ns = std::llround(s.cost_model.frontend_s * kNsPerS);
   return Status::ok();
 }
 
@@ -183,6 +184,9 @@ StatusOr<EngineSetup> prepare_engine_setup(const Scenario& s) {
   KVSIM_RETURN_IF_ERROR(fill_engine_config(s, setup, &setup.engine));
   setup.execution = execution_profile(setup.engine_query, setup.device, s.num_devices,
                                       setup.engine.scheduler.max_num_seqs);
+  // The engine schedules ahead as its profile does (a generic execution does not).
+  setup.engine.async_scheduling =
+      with_cuda_graphs(setup.execution, s.cost_model.cuda_graphs).overlap_cpu;
   return setup;
 }
 

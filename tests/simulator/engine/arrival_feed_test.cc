@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -69,8 +70,14 @@ constexpr char kClosedLoop[] =
     "    prompt_tokens: {dist: uniform, min: 64, max: 2048}\n"
     "    output_tokens: {dist: uniform, min: 2, max: 200}\n";
 
-// At most N out; the first N at t = 0; every later request sent at the instant another ended.
-void expect_closed_loop(const InFlightLog& log, size_t n, size_t total) {
+// The client's front end by default (cost_model.frontend_s): it has a request's last token
+// that long after the engine finished it.
+const int64_t kFrontendNs = std::llround(kDefaultFrontendS * 1e9);
+
+// At most N out; the first N at t = 0; every later request sent `gap_ns` after another ended
+// (the client's front end: it sends when it has the last token).
+void expect_closed_loop(const InFlightLog& log, size_t n, size_t total,
+                        int64_t gap_ns = kFrontendNs) {
   ASSERT_EQ(log.spans.size(), total);
   EXPECT_EQ(log.max_in_flight(), static_cast<int>(n));
   std::multiset<int64_t> ends;
@@ -82,13 +89,16 @@ void expect_closed_loop(const InFlightLog& log, size_t n, size_t total) {
   EXPECT_EQ(at_zero, n);
   for (const auto& [arrival, end] : log.spans) {
     if (arrival > 0) {
-      EXPECT_TRUE(ends.count(arrival) > 0) << "sent at " << arrival;
+      EXPECT_TRUE(ends.count(arrival - gap_ns) > 0) << "sent at " << arrival;
     }
   }
 }
 
 TEST(ArrivalFeed, ClosedLoopKeepsNInFlightAndSendsEachNextWhenOneEnds) {
   expect_closed_loop(run(kClosedLoop, {}), 3, 40);
+  // Without a front end, at the instant it ended.
+  expect_closed_loop(run(kClosedLoop, {"cost_model.frontend_s=0"}), 3, 40, 0);
+  expect_closed_loop(run(kClosedLoop, {"cost_model.frontend_s=0.5"}), 3, 40, 500'000'000);
 }
 
 TEST(ArrivalFeed, ClosedLoopOnAClusterCountsEveryReplicasCompletions) {

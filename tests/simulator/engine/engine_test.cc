@@ -18,6 +18,7 @@
 #include "core/model/load_spec.h"
 #include "simulator/cost/roofline_cost_model.h"
 #include "simulator/output/metrics.h"
+#include "simulator/output/request_latency.h"
 #include "tests/core/cache/policy_text.h"
 #include "tests/simulator/sim_test_util.h"
 
@@ -143,6 +144,52 @@ TEST(Engine, OneRequestOnAnIdleDeviceTakesExactlyTheCostModelsTime) {
     EXPECT_EQ(result->summary.queue_s.mean, 0.0);
     EXPECT_EQ(result->engine->stats().iterations, (prompt + 4095) / 4096 + output - 1);
   }
+}
+
+// vLLM's async scheduling decides the batch after the one in flight when that one starts
+// (core.py step_with_batch_queue), so a request arriving while a batch runs joins the batch
+// after the next: one iteration more to its first token. An idle engine takes it at once.
+TEST(Engine, AsyncSchedulingAddsAnIterationToARequestArrivingMidBatch) {
+  const int64_t step = 10'000'000;  // every iteration 10 ms
+  for (const bool async : {false, true}) {
+    SCOPED_TRACE(async ? "async" : "sync");
+    EngineConfig config = testing::small_config(/*num_blocks=*/100);
+    config.async_scheduling = async;
+    // 0 arrives on an idle engine and decodes through [0, 200 ms); 1 arrives at 15 ms,
+    // inside the batch [10, 20 ms).
+    auto result = run(config, std::make_unique<FixedCostModel>(step),
+                      {testing::request(0, 0, 8, 20), testing::request(1, 15'000'000, 8, 5)});
+    ASSERT_EQ(result->recorder.finished.size(), 2u);
+    for (const RequestRecord& r : result->recorder.finished) {
+      const int64_t ttft = *r.first_token_ns - r.arrival_ns;
+      // 0: an idle engine, no lag either way. 1: sync scheduled at 20 ms, first token at 30;
+      // async scheduled at 30, first token at 40.
+      const int64_t expected = r.id == 0 ? step : (async ? 25'000'000 : 15'000'000);
+      EXPECT_EQ(ttft, expected) << r.id;
+    }
+  }
+}
+
+// A client sees the engine's times plus its front end (EngineConfig::frontend_ns): TTFT and
+// E2E add it once, TPOT and queueing do not change; the record keeps the engine's times.
+TEST(Engine, TheClientsLatenciesAreTheEnginesPlusItsFrontEnd) {
+  const int64_t step = 10'000'000;
+  EngineConfig config = testing::small_config(/*num_blocks=*/100);
+  config.frontend_ns = 7'000'000;
+  auto result =
+      run(config, std::make_unique<FixedCostModel>(step), {testing::request(0, 0, 8, 11)});
+  ASSERT_EQ(result->recorder.finished.size(), 1u);
+  const RequestRecord& r = result->recorder.finished[0];
+  EXPECT_EQ(r.frontend_ns, 7'000'000);
+  const RequestLatency l = latency_of(r);
+  EXPECT_DOUBLE_EQ(l.server_ttft_s, 0.010);  // one prefill step
+  EXPECT_DOUBLE_EQ(l.ttft_s, 0.017);
+  EXPECT_DOUBLE_EQ(l.server_e2e_s, 0.110);  // + 10 decode steps
+  EXPECT_DOUBLE_EQ(l.e2e_s, 0.117);
+  EXPECT_DOUBLE_EQ(*l.tpot_s, 0.010);
+  EXPECT_DOUBLE_EQ(result->summary.ttft_s.mean, 0.017);
+  EXPECT_DOUBLE_EQ(result->summary.e2e_s.mean, 0.117);
+  EXPECT_DOUBLE_EQ(result->summary.queue_s.mean, 0.0);
 }
 
 TEST(Engine, EveryTokenIsAccountedForAndThePoolIsNeverExceeded) {
