@@ -17,11 +17,15 @@ constexpr RequestColumn kRequestColumns[] = {
     {"cached_prompt_tokens",
      [](const RequestRow& r) -> int64_t { return r.record.cached_prompt_tokens; }},
     {"ttft_s", nullptr,
-     [](const RequestRow& r) -> std::optional<double> { return r.latency.ttft_s; }},
+     [](const RequestRow& r) -> std::optional<double> { return r.latency.server_ttft_s; }},
     {"tpot_s", nullptr, [](const RequestRow& r) { return r.latency.tpot_s; }},
     {"e2e_s", nullptr,
-     [](const RequestRow& r) -> std::optional<double> { return r.latency.e2e_s; }},
+     [](const RequestRow& r) -> std::optional<double> { return r.latency.server_e2e_s; }},
     {"preemptions", [](const RequestRow& r) -> int64_t { return r.record.preemptions; }},
+    {"client_ttft_s", nullptr,
+     [](const RequestRow& r) -> std::optional<double> { return r.latency.ttft_s; }},
+    {"client_e2e_s", nullptr,
+     [](const RequestRow& r) -> std::optional<double> { return r.latency.e2e_s; }},
 };
 
 constexpr RequestColumn kClusterRequestColumns[] = {

@@ -8,9 +8,11 @@
 //     arrival_s                when it arrived
 //     prompt_tokens, output_tokens
 //     cached_prompt_tokens     prefix-cache hit at first admission
-//     ttft_s, tpot_s, e2e_s    its latencies (request_latency.h); tpot_s has no value for a
-//                              one-token output
+//     ttft_s, tpot_s, e2e_s    its latencies at the engine (request_latency.h: server_ttft_s,
+//                              server_e2e_s); tpot_s has no value for a one-token output
 //     preemptions
+//     client_ttft_s, client_e2e_s  as a client sees them: the engine's plus the front end
+//                              (cost_model.frontend_s), what the summary's percentiles are of
 //   cluster_request_columns()  what a cluster's requests.csv adds after them:
 //     replica                  the replica (index) the request finished on
 //     prefill_replica          the one its prefill ran on

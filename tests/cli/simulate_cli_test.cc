@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "tests/cli/run_cli.h"
 
@@ -46,7 +49,18 @@ TEST(SimulateCliTest, JsonSummaryHasTheDocumentedKeysAndFilesAreWritten) {
   std::getline(requests, header);
   EXPECT_EQ(header,
             "id,arrival_s,prompt_tokens,output_tokens,cached_prompt_tokens,ttft_s,tpot_s,"
-            "e2e_s,preemptions");
+            "e2e_s,preemptions,client_ttft_s,client_e2e_s");
+  // The engine's times, and the client's a front end (cost_model.frontend_s) later; the
+  // summary reports the client's.
+  std::string row;
+  std::getline(requests, row);
+  std::vector<double> cells;
+  std::stringstream cells_in(row);
+  for (std::string cell; std::getline(cells_in, cell, ',');) cells.push_back(std::stod(cell));
+  ASSERT_EQ(cells.size(), 11u) << row;
+  EXPECT_NEAR(cells[9] - cells[5], 0.011, 1e-9);
+  EXPECT_NEAR(cells[10] - cells[7], 0.011, 1e-9);
+  EXPECT_DOUBLE_EQ(out["frontend_s"].get<double>(), 0.011);
   std::ifstream series(dir / "timeseries.csv");
   std::getline(series, header);
   EXPECT_EQ(header,

@@ -73,13 +73,15 @@ TEST(TableColumns, RequestsCsvHeaderAndCellsComeFromTheTables) {
     const std::vector<std::string> lines = file_lines(path);
     ASSERT_EQ(lines.size(), 3u);
     EXPECT_EQ(lines[0], header);
-    const std::string engine_cells[] = {"7,1,100,3,32,0.5,1,2.5,1", "8,1,100,1,32,0.5,,2.5,1"};
+    // No front end on these records: the client's times are the engine's.
+    const std::string engine_cells[] = {"7,1,100,3,32,0.5,1,2.5,1,0.5,2.5",
+                                        "8,1,100,1,32,0.5,,2.5,1,0.5,2.5"};
     EXPECT_EQ(lines[1], engine_cells[0] + (cluster ? ",1,0,0.05" : ""));
     EXPECT_EQ(lines[2], engine_cells[1] + (cluster ? ",-1,-1," : ""));
   }
   EXPECT_EQ(column_names(request_columns()),
             "id,arrival_s,prompt_tokens,output_tokens,cached_prompt_tokens,ttft_s,tpot_s,e2e_s,"
-            "preemptions");
+            "preemptions,client_ttft_s,client_e2e_s");
   EXPECT_EQ(column_names(cluster_request_columns()), "replica,prefill_replica,kv_transfer_s");
   fs::remove_all(dir);
 }
