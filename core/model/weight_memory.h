@@ -38,8 +38,9 @@ namespace kvsim {
 // else the checkpoint's own when it is fp16 or bf16, else fp16. vLLM's dtype "auto" likewise
 // keeps a 16-bit checkpoint's dtype; a float32 one it downcasts to the platform's preferred
 // 16-bit type (bf16 from compute capability 8.0, fp16 before: _resolve_auto_dtype in
-// vllm/config/model.py), which kvsim, choosing without the device, leaves at fp16. Every
-// path that runs or sizes a model reads the weight dtype through this one function.
+// vllm/config/model.py), which kvsim, choosing without the device, leaves at fp16. A
+// scenario's run (prepare_engine_setup), kvsim capacity and cost, and kvsim.capacity() in
+// Python read the weight dtype through this one function.
 DType run_weight_dtype(const ModelSpec& model, std::optional<DType> stated);
 
 // Weight bytes on one of `tp` devices (tp >= 1), rounded up; the model needs num_params > 0.
