@@ -20,7 +20,7 @@ struct CapacityOptions {
   ModelOptions model;
   std::string device;  // name, path, comma-separated list, or "all"
   std::string dtype = "fp16";
-  std::string weight_dtype = "fp16";
+  std::string weight_dtype;  // empty: the model's own (run_weight_dtype)
   uint64_t batch = 1;
   uint64_t seq_len = 0;
   uint32_t block_size = 0;
@@ -40,10 +40,10 @@ struct CapacityInputs {
   EngineQuery engine;
 };
 
-StatusOr<CapacityQuery> make_query(const CapacityOptions& o) {
+StatusOr<CapacityQuery> make_query(const CapacityOptions& o, const ModelSpec& model) {
   CapacityQuery query;
   KVSIM_ASSIGN_OR_RETURN(query.kv.dtype, parse_dtype(o.dtype));
-  KVSIM_ASSIGN_OR_RETURN(query.weight_dtype, parse_dtype(o.weight_dtype));
+  KVSIM_ASSIGN_OR_RETURN(query.weight_dtype, resolve_weight_dtype(o.weight_dtype, model));
   query.kv.quant_group = o.quant_group;
   query.batch = o.batch;
   query.seq_len = o.seq_len;
@@ -61,7 +61,7 @@ StatusOr<CapacityQuery> make_query(const CapacityOptions& o) {
 StatusOr<CapacityInputs> inputs_from_flags(const CapacityOptions& o) {
   CapacityInputs in;
   KVSIM_ASSIGN_OR_RETURN(in.model, resolve_model(o.model));
-  KVSIM_ASSIGN_OR_RETURN(in.query, make_query(o));
+  KVSIM_ASSIGN_OR_RETURN(in.query, make_query(o, in.model));
   KVSIM_ASSIGN_OR_RETURN(in.devices, load_device_list(o.device));
   KVSIM_ASSIGN_OR_RETURN(in.engine, resolve_engine_query(o.engine));
   return in;
@@ -79,7 +79,7 @@ StatusOr<CapacityInputs> inputs_from_deployment(const CapacityOptions& o) {
   KVSIM_ASSIGN_OR_RETURN(in.model, deployment_model(d));
   KVSIM_ASSIGN_OR_RETURN(DeviceSpec device, deployment_device(d));
   in.devices.push_back(std::move(device));
-  KVSIM_ASSIGN_OR_RETURN(in.query, make_query(o));
+  KVSIM_ASSIGN_OR_RETURN(in.query, make_query(o, in.model));
   in.query.kv.dtype = d.kv_dtype;
   in.query.weight_dtype = d.weight_dtype;
   in.query.tp = d.tp;
@@ -114,7 +114,8 @@ void register_capacity_command(CLI::App& app, CommandFn* chosen) {
                       "device preset or YAML file; a comma-separated list, or 'all'");
   command->add_option("--kv-dtype,--dtype", options->dtype,
                       "KV dtype: fp32 fp16 bf16 fp8 int8 int4 (--dtype: the old name)");
-  command->add_option("--weight-dtype", options->weight_dtype, "weight dtype");
+  command->add_option("--weight-dtype", options->weight_dtype,
+                      "weight dtype (default: a config.json's bfloat16 or float16, else fp16)");
   command->add_option("--batch", options->batch, "sequences in the request")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   command

@@ -26,7 +26,7 @@ struct CostOptions {
   ModelOptions model;
   std::string device;
   uint32_t tp = 1;
-  std::string weight_dtype = "fp16";
+  std::string weight_dtype;  // empty: the model's own (resolve_weight_dtype)
   std::string kv_dtype = "fp16";
   uint32_t block_size = 0;
   std::string batch;
@@ -62,14 +62,14 @@ StatusOr<EngineQuery> cost_engine(const CostOptions& o) {
   return resolve_engine_query(engine);
 }
 
-nlohmann::json to_json(const CostOptions& o, const sim::CostModel& model,
+nlohmann::json to_json(const CostOptions& o, DType weight_dtype, const sim::CostModel& model,
                        const sim::ExecutionProfile& profile, const sim::BatchShape& shape,
                        const sim::CostBreakdown& cost) {
   nlohmann::json out;
   out["model"] = o.model.model;
   out["device"] = o.device;
   out["tp"] = o.tp;
-  out["weight_dtype"] = o.weight_dtype;
+  out["weight_dtype"] = dtype_name(weight_dtype);
   out["cost_model"] = model.name();
   out["engine"] = profile.engine;
   out["execution_rules"] = profile.rules;
@@ -98,12 +98,12 @@ nlohmann::json to_json(const CostOptions& o, const sim::CostModel& model,
   return out;
 }
 
-void print_text(const CostOptions& o, const sim::CostModel& model,
+void print_text(const CostOptions& o, DType weight_dtype, const sim::CostModel& model,
                 const sim::ExecutionProfile& profile, const sim::BatchShape& shape,
                 const sim::CostBreakdown& cost) {
   std::printf("%s on %u x %s (%s weights), %s\nbatch %s: %s\n", o.model.model.c_str(), o.tp,
-              o.device.c_str(), o.weight_dtype.c_str(), model.name().c_str(), o.batch.c_str(),
-              sim::describe_batch(shape).c_str());
+              o.device.c_str(), std::string(dtype_name(weight_dtype)).c_str(), model.name().c_str(),
+              o.batch.c_str(), sim::describe_batch(shape).c_str());
   if (o.kind == "operators") {
     std::printf("engine %s:\n", profile.engine.c_str());
     for (const std::string& rule : profile.rules) std::printf("  %s\n", rule.c_str());
@@ -135,7 +135,7 @@ int run_cost(const CostOptions& o) {
   CapacityQuery query;
   auto kv_dtype = parse_dtype(o.kv_dtype);
   if (!kv_dtype.is_ok()) return report_error(kv_dtype.status());
-  auto weight_dtype = parse_dtype(o.weight_dtype);
+  auto weight_dtype = resolve_weight_dtype(o.weight_dtype, *model);
   if (!weight_dtype.is_ok()) return report_error(weight_dtype.status());
   query.kv.dtype = *kv_dtype;
   query.weight_dtype = *weight_dtype;
@@ -158,9 +158,10 @@ int run_cost(const CostOptions& o) {
   if (!cost_model.is_ok()) return report_error(cost_model.status());
   const sim::CostBreakdown cost = (*cost_model)->explain(*shape);
   if (o.json) {
-    std::printf("%s\n", to_json(o, **cost_model, profile, *shape, cost).dump(2).c_str());
+    std::printf("%s\n",
+                to_json(o, *weight_dtype, **cost_model, profile, *shape, cost).dump(2).c_str());
   } else {
-    print_text(o, **cost_model, profile, *shape, cost);
+    print_text(o, *weight_dtype, **cost_model, profile, *shape, cost);
   }
   return kExitOk;
 }
@@ -175,7 +176,8 @@ void register_cost_command(CLI::App& app, CommandFn* chosen) {
   command->add_option("--device", options->device, "device preset or YAML file")->required();
   command->add_option("--tp", options->tp, "tensor-parallel devices")->check(CLI::Range(1u, 4096u));
   command->add_option("--weight-dtype", options->weight_dtype,
-                      "weight dtype: fp16 bf16 fp8 int8 int4");
+                      "weight dtype: fp16 bf16 fp8 int8 int4 (default: a config.json's bfloat16 "
+                      "or float16, else fp16)");
   command->add_option("--kv-dtype", options->kv_dtype, "KV dtype");
   command
       ->add_option("--block-size", options->block_size, "tokens per block (default: the device's)")

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/model/load_spec.h"
+#include "core/model/weight_memory.h"
 
 namespace kvsim::cli {
 
@@ -51,6 +52,16 @@ StatusOr<ModelSpec> resolve_model(const ModelOptions& options) {
   }
   KVSIM_RETURN_IF_ERROR(validate_model(model));
   return model;
+}
+
+StatusOr<DType> resolve_weight_dtype(const std::string& flag, const ModelSpec& model) {
+  std::optional<DType> stated;
+  if (!flag.empty()) {
+    auto parsed = parse_dtype(flag);
+    if (!parsed.is_ok()) return parsed.status().with_context("--weight-dtype");
+    stated = *parsed;
+  }
+  return run_weight_dtype(model, stated);
 }
 
 StatusOr<std::optional<DeviceSpec>> resolve_optional_device(const std::string& name_or_path) {

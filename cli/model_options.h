@@ -9,6 +9,7 @@
 
 #include "core/base/status.h"
 #include "core/model/device_spec.h"
+#include "core/model/dtype.h"
 #include "core/model/model_spec.h"
 
 namespace kvsim::cli {
@@ -25,6 +26,10 @@ void add_model_options(CLI::App* command, ModelOptions* options);
 // The model the options describe. A hand-defined model (no --model) needs all three shape
 // options and has no parameter count, so device budgets need --kv-budget-bytes.
 StatusOr<ModelSpec> resolve_model(const ModelOptions& options);
+
+// The dtype the model's weights run in: --weight-dtype's when given (non-empty), else the
+// model's own 16-bit dtype or fp16 (run_weight_dtype, core/model/weight_memory.h).
+StatusOr<DType> resolve_weight_dtype(const std::string& flag, const ModelSpec& model);
 
 // A device preset by name or path; "" gives an empty optional (no device).
 StatusOr<std::optional<DeviceSpec>> resolve_optional_device(const std::string& name_or_path);

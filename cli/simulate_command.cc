@@ -35,8 +35,10 @@ std::string latency_line(const char* name, const sim::LatencySummary& l) {
 
 void print_text(const sim::SimulationSetup& setup, const sim::Summary& s) {
   std::string text;
-  text += fmt::format("scenario {}: {} on {} x {}, {} cost model\n", s.info.scenario, s.info.model,
-                      s.info.num_devices, s.info.device, s.info.cost_model);
+  text += fmt::format("scenario {}: {} ({} weights, {} KV) on {} x {}, {} cost model\n",
+                      s.info.scenario, s.info.model, dtype_name(setup.capacity_query.weight_dtype),
+                      dtype_name(setup.capacity_query.kv.dtype), s.info.num_devices, s.info.device,
+                      s.info.cost_model);
   text += fmt::format("KV pool  {} blocks x {} tokens ({} per block{})\n",
                       format_count(s.info.num_blocks), s.info.block_size,
                       format_bytes(static_cast<double>(s.info.kv_bytes_per_block)),

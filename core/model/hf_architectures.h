@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,10 @@ struct HfDefaults {
 };
 
 HfShape read_shape(HfFields& f, const HfDefaults& defaults = {});
+
+// The checkpoint's dtype from the root's dtype (transformers >= 4.56 writes that name) or
+// torch_dtype: "float16", "bfloat16" or "float32"; empty when absent or another value.
+std::optional<DType> hf_checkpoint_dtype(const nlohmann::json& root);
 
 // Fills the spec's uniform fields from the shape (attention kind from the head counts) and
 // the context length vLLM derives (rope scaling, see core/model/hf_config.h).

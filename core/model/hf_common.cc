@@ -77,6 +77,16 @@ HfShape read_shape(HfFields& f, const HfDefaults& d) {
   return s;
 }
 
+std::optional<DType> hf_checkpoint_dtype(const nlohmann::json& root) {
+  auto dtype = root.find("dtype");
+  if (dtype == root.end()) dtype = root.find("torch_dtype");
+  if (dtype == root.end() || !dtype->is_string()) return std::nullopt;
+  if (*dtype == "float16") return DType::kFp16;
+  if (*dtype == "bfloat16") return DType::kBf16;
+  if (*dtype == "float32") return DType::kFp32;
+  return std::nullopt;
+}
+
 void apply_shape(HfFields& f, const HfShape& s, ModelSpec* m) {
   m->num_layers = s.layers;
   m->hidden_size = s.hidden;

@@ -152,6 +152,7 @@ StatusOr<HfImport> import_hf_config(std::string_view json_text, const std::strin
   out.model_type = std::string(architecture->model_type);
   out.model.name = name;
   out.model.source = "Hugging Face config.json " + file + " (imported by kvsim)";
+  out.model.checkpoint_dtype = hf_checkpoint_dtype(root);
   HfFields fields(root, file);
   architecture->read(fields, &out);
   KVSIM_RETURN_IF_ERROR(fields.status());

@@ -15,9 +15,7 @@ namespace {
 
 // The model's dtype as vLLM's mamba_cache_dtype "auto" takes it (fp16 or bf16).
 DType state_dtype(HfFields& f) {
-  const auto dtype = f.root().find("torch_dtype");
-  const bool fp16 = dtype != f.root().end() && dtype->is_string() && *dtype == "float16";
-  return fp16 ? DType::kFp16 : DType::kBf16;
+  return hf_checkpoint_dtype(f.root()) == DType::kFp16 ? DType::kFp16 : DType::kBf16;
 }
 
 void set_experts(ModelSpec* m, uint32_t experts, uint32_t top_k, uint32_t width) {

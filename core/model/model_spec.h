@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -153,6 +154,11 @@ struct ModelSpec {
                                      // matrix kept 16-bit, not two)
 
   WeightQuantization weight_quantization;  // method empty = weights in the run's dtype
+  // The dtype the checkpoint's weights are stored in (a config.json's dtype or torch_dtype:
+  // float16, bfloat16, float32); a run that names no weight dtype keeps a 16-bit one
+  // (run_weight_dtype, core/model/weight_memory.h). Empty: not stated (model YAML presets do
+  // not carry it).
+  std::optional<DType> checkpoint_dtype;
 
   std::vector<LayerGroup> layer_groups;  // empty = one group from the uniform fields
 

@@ -48,6 +48,11 @@ uint32_t linear_bits(const ModelSpec& model, DType weight_dtype) {
 
 }  // namespace
 
+DType run_weight_dtype(const ModelSpec& model, std::optional<DType> stated) {
+  if (stated) return *stated;
+  return model.checkpoint_dtype == DType::kBf16 ? DType::kBf16 : DType::kFp16;
+}
+
 uint64_t embedding_params(const ModelSpec& model) {
   const uint64_t one = uint64_t{model.vocab_size} * model.hidden_size;
   return model.tie_word_embeddings ? one : 2 * one;

@@ -27,11 +27,21 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "core/model/dtype.h"
 #include "core/model/model_spec.h"
 
 namespace kvsim {
+
+// The dtype a run keeps the weights in: `stated` (a scenario's weight_dtype, --weight-dtype),
+// else the checkpoint's own when it is fp16 or bf16, else fp16. vLLM's dtype "auto" likewise
+// keeps a 16-bit checkpoint's dtype; a float32 one it downcasts to the platform's preferred
+// 16-bit type (bf16 from compute capability 8.0, fp16 before: _resolve_auto_dtype in
+// vllm/config/model.py), which kvsim, choosing without the device, leaves at fp16. A
+// scenario's run (prepare_engine_setup), kvsim capacity and cost, and kvsim.capacity() in
+// Python read the weight dtype through this one function.
+DType run_weight_dtype(const ModelSpec& model, std::optional<DType> stated);
 
 // Weight bytes on one of `tp` devices (tp >= 1), rounded up; the model needs num_params > 0.
 uint64_t loaded_weight_bytes(const ModelSpec& model, DType weight_dtype, uint32_t tp);

@@ -21,6 +21,7 @@
 #include "core/engine/engine_config.h"
 #include "core/model/dtype.h"
 #include "core/model/load_spec.h"
+#include "core/model/weight_memory.h"
 #include "core/report/capacity_json.h"
 #include "core/report/layout_json.h"
 #include "python/src/binding_util.h"
@@ -54,10 +55,12 @@ struct CapacityArgs {
   std::optional<uint64_t> device_used_bytes;
 };
 
-CapacityQuery capacity_query(const CapacityArgs& a) {
+CapacityQuery capacity_query(const CapacityArgs& a, const ModelSpec& model) {
   CapacityQuery q;
   if (a.dtype) q.kv.dtype = value_or_raise(parse_dtype(*a.dtype));
-  if (a.weight_dtype) q.weight_dtype = value_or_raise(parse_dtype(*a.weight_dtype));
+  std::optional<DType> weight_dtype;
+  if (a.weight_dtype) weight_dtype = value_or_raise(parse_dtype(*a.weight_dtype));
+  q.weight_dtype = run_weight_dtype(model, weight_dtype);
   q.batch = a.batch.value_or(q.batch);
   q.seq_len = a.seq_len.value_or(q.seq_len);
   q.block_size = a.block_size.value_or(q.block_size);
@@ -89,7 +92,7 @@ EngineQuery engine_query(const CapacityArgs& a) {
 std::string capacity_json(const std::string& model_name, const std::string& device_spec,
                           const CapacityArgs& args) {
   const ModelSpec model = value_or_raise(load_model(model_name));
-  const CapacityQuery query = capacity_query(args);
+  const CapacityQuery query = capacity_query(args, model);
   const EngineQuery engine = engine_query(args);
   const std::vector<DeviceSpec> devices = value_or_raise(load_device_list(device_spec));
   const std::vector<CapacityRow> rows =

@@ -1,5 +1,7 @@
 """kvsim.capacity() against `kvsim capacity --json` on the same inputs, and its errors."""
 
+import pathlib
+
 import pytest
 
 import kvsim
@@ -48,6 +50,17 @@ def test_several_devices_give_the_cli_list(cli_json):
     assert isinstance(got, list) and len(got) == 3
     assert got == cli_json(*cli_args("qwen2.5-14b", "a100-80g,h100-sxm,mi300x",
                                      {"dtype": "bf16"}))
+
+
+def test_a_bf16_checkpoint_runs_its_weights_bf16(cli_json):
+    # A config.json's torch_dtype is the weights' dtype unless weight_dtype says otherwise.
+    hf = pathlib.Path(__file__).resolve().parents[2] / "presets/hf/meta-llama__Llama-3.1-8B.json"
+    got = kvsim.capacity(str(hf), "h100-sxm")
+    assert got["weight_dtype"] == "bf16"
+    assert got == cli_json("capacity", "--model", hf, "--device", "h100-sxm")
+    fp16 = kvsim.capacity(str(hf), "h100-sxm", weight_dtype="fp16")
+    assert fp16["weight_dtype"] == "fp16"
+    assert fp16["kv_budget_bytes"] == got["kv_budget_bytes"]  # bf16 is 2 bytes like fp16
 
 
 def test_unknown_model_lists_the_presets(cli_error):

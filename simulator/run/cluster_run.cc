@@ -81,8 +81,8 @@ StatusOr<Summary> run_cluster(const EngineSetup& setup, const ClusterSetup& clus
   for (const ReplicaSetup& replica : cluster_setup.replicas) {
     KVSIM_ASSIGN_OR_RETURN(
         auto cost,
-        make_cost_model(s.cost_model, setup.model, replica.device, replica.capacity, s.weight_dtype,
-                        replica.num_devices,
+        make_cost_model(s.cost_model, setup.model, replica.device, replica.capacity,
+                        setup.capacity_query.weight_dtype, replica.num_devices,
                         execution_profile(setup.engine_query, replica.device, replica.num_devices,
                                           setup.engine.scheduler.max_num_seqs)));
     cost_models.push_back(std::move(cost));

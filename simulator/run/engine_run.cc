@@ -39,9 +39,10 @@ StatusOr<std::vector<std::unique_ptr<SimObserver>>> make_writers(const Scenario&
 StatusOr<Summary> run_engine(const EngineSetup& setup, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   const Scenario& s = setup.scenario;
-  KVSIM_ASSIGN_OR_RETURN(auto cost_model,
-                         make_cost_model(s.cost_model, setup.model, setup.device, setup.capacity,
-                                         s.weight_dtype, s.num_devices, setup.execution));
+  KVSIM_ASSIGN_OR_RETURN(
+      auto cost_model,
+      make_cost_model(s.cost_model, setup.model, setup.device, setup.capacity,
+                      setup.capacity_query.weight_dtype, s.num_devices, setup.execution));
   RunInfo info{s.name,
                setup.model.name,
                setup.device.name,

@@ -314,7 +314,9 @@ StatusOr<Scenario> scenario_from_config(const ConfigNode& tree, const std::strin
   r.optional("description", &s.description);
   r.optional("seed", &s.seed, uint64_t{0}, UINT64_MAX);
   r.optional("num_devices", &s.num_devices, 1u, 4096u);
-  r.optional_with("weight_dtype", &s.weight_dtype, parse_into<parse_dtype>);
+  DType weight_dtype = DType::kFp16;  // read always, so that a null weight_dtype is a known key
+  r.optional_with("weight_dtype", &weight_dtype, parse_into<parse_dtype>);
+  if (r.has("weight_dtype")) s.weight_dtype = weight_dtype;
   const ConfigNode* model = r.child("model");
   const ConfigNode* device = r.child("device");
   r.allow("engine");

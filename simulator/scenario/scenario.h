@@ -13,7 +13,8 @@
 //   name, description, seed
 //   model, device            preset names, paths, or inline maps of the preset fields
 //   num_devices              tensor-parallel devices sharing the model (weights, KV heads)
-//   weight_dtype             dtype of the weights (fp16)
+//   weight_dtype             dtype of the weights (default: the model's own when a config.json's
+//                            torch_dtype says float16 or bfloat16, else fp16)
 //   engine                   whose memory rule sizes the KV pool (core/engine/engine_config.h):
 //                            a name (vllm, the default; vllm-v0 vllm-ascend sglang mindie)
 //                            or a map {name, version, entry_point, cuda_graph_memory, ...}
@@ -43,6 +44,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -116,7 +118,10 @@ struct Scenario {
   ConfigNode model;         // scalar: preset name or path; map: inline preset
   ConfigNode device;
   uint32_t num_devices = 1;
-  DType weight_dtype = DType::kFp16;
+  // The weights' dtype as the scenario states it; empty: the model's own 16-bit dtype, else
+  // fp16 (run_weight_dtype, core/model/weight_memory.h). Read what a run used from
+  // EngineSetup::capacity_query.weight_dtype, never from here.
+  std::optional<DType> weight_dtype;
   EngineQuery engine;      // kind and options (and a deployment's measured set-aside)
   std::string deployment;  // the deployment file read, resolved; empty: none
   CacheSection cache;

@@ -8,6 +8,7 @@
 #include "core/base/units.h"
 #include "core/model/device_config.h"
 #include "core/model/load_spec.h"
+#include "core/model/weight_memory.h"
 #include "simulator/cost/layer_kind_costs.h"
 
 namespace kvsim::sim {
@@ -172,7 +173,7 @@ StatusOr<EngineSetup> prepare_engine_setup(const Scenario& s) {
   CapacityQuery& q = setup.capacity_query;
   q.kv.dtype = s.cache.dtype;
   q.kv.quant_group = s.cache.quant_group;
-  q.weight_dtype = s.weight_dtype;
+  q.weight_dtype = run_weight_dtype(setup.model, s.weight_dtype);
   q.block_size = s.cache.block_size;
   q.tp = s.num_devices;
   setup.engine_query = scenario_engine_query(s);

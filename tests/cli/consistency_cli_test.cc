@@ -123,5 +123,49 @@ TEST(ConsistencyCliTest, EveryHelpEndsWithExamplesThatRun) {
   }
 }
 
+// The weight dtype a command names is the run's: a scenario's weight_dtype or --weight-dtype,
+// else the model's own (a config.json's torch_dtype: bfloat16 for Llama 3.1), else fp16.
+// kvsim simulate's first line names it with the KV dtype, kvsim capacity's header and JSON and
+// kvsim cost's first line likewise; a bf16 weight is 2 bytes like fp16, so only names move.
+TEST(ConsistencyCliTest, TheSimulateSummaryNamesABf16ModelBf16) {
+  std::filesystem::current_path(source_dir());
+  const std::string few = " --set workload.synthetic.num_requests=20";
+  const std::string hf = "presets/hf/meta-llama__Llama-3.1-8B.json";
+  const CliResult preset = run_kvsim("simulate default" + few);
+  EXPECT_EQ(preset.exit_code, 0) << preset.err;
+  EXPECT_THAT(preset.out, HasSubstr("scenario default: llama3-8b (fp16 weights, fp16 KV) on 1 x"));
+  const CliResult bf16 =
+      run_kvsim("simulate default --set weight_dtype=null --set model=" + hf + few);
+  EXPECT_EQ(bf16.exit_code, 0) << bf16.err;
+  EXPECT_THAT(bf16.out, HasSubstr("meta-llama__Llama-3.1-8B (bf16 weights, fp16 KV)"));
+  const CliResult stated = run_kvsim(
+      "simulate default --set weight_dtype=fp8 --set cache.dtype=int8 --set model=" + hf + few);
+  EXPECT_EQ(stated.exit_code, 0) << stated.err;
+  EXPECT_THAT(stated.out, HasSubstr("meta-llama__Llama-3.1-8B (fp8 weights, int8 KV)"));
+
+  const std::string capacity = "capacity --model " + hf + " --device h100-sxm";
+  EXPECT_THAT(run_kvsim(capacity).out, HasSubstr("TP 1, weights bf16"));
+  const CliResult json = run_kvsim(capacity + " --json");
+  const CliResult json_fp16 = run_kvsim(capacity + " --json --weight-dtype fp16");
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("\"weight_dtype\": \"bf16\""));
+  std::string renamed = json.out;  // every figure as with fp16 weights, only the name moves
+  for (size_t at = renamed.find("bf16"); at != std::string::npos; at = renamed.find("bf16", at)) {
+    renamed.replace(at, 4, "fp16");
+  }
+  EXPECT_EQ(renamed, json_fp16.out);
+  EXPECT_THAT(run_kvsim(capacity + " --weight-dtype fp8").out, HasSubstr("weights fp8"));
+  EXPECT_THAT(run_kvsim("capacity --model llama3-8b --device h100-sxm").out,
+              HasSubstr("weights fp16"));
+
+  const CliResult cost =
+      run_kvsim("cost --model " + hf + " --device h100-sxm --batch decode:4x512");
+  EXPECT_EQ(cost.exit_code, 0) << cost.err;
+  EXPECT_THAT(cost.out, HasSubstr("on 1 x h100-sxm (bf16 weights)"));
+  const CliResult bad = run_kvsim(capacity + " --weight-dtype fp12");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--weight-dtype: unknown dtype 'fp12'"));
+}
+
 }  // namespace
 }  // namespace kvsim::testing

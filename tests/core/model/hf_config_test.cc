@@ -1,6 +1,7 @@
 // The Hugging Face importer against the configs in presets/hf/: parameter counts within 0.5%
 // of published ones, bytes per token hand-computed for every architecture it reads, the layer
-// groups, the context vLLM derives, quantization_config, and its error messages.
+// groups, the context vLLM derives, quantization_config, the checkpoint's dtype, and its error
+// messages.
 #include "core/model/hf_config.h"
 
 #include <gmock/gmock.h>
@@ -10,6 +11,7 @@
 
 #include "core/base/units.h"
 #include "core/engine/capacity.h"
+#include "core/model/weight_memory.h"
 #include "tests/test_data.h"
 
 namespace kvsim {
@@ -295,6 +297,32 @@ TEST(HfConfigTest, CheckpointQuantizationOfTheCatalogue) {
   const uint64_t bytes = weight_bits(oss.model, DType::kBf16) / kBitsPerByte;
   EXPECT_EQ(bytes,
             (oss.model.num_params - mx.num_params) * 2 + mx.num_params / 2 + mx.num_params / 32);
+}
+
+// The checkpoint's dtype comes from torch_dtype, or dtype as transformers >= 4.56 writes it;
+// a run that states no weight dtype keeps a 16-bit one and runs a float32 or unstated one
+// at fp16 (vLLM would pick the platform's 16-bit type for float32).
+TEST(HfConfigTest, TheCheckpointDtypeIsTheRunsDefaultWeightDtype) {
+  const ModelSpec bf16 = import("meta-llama__Llama-3.1-8B.json").model;
+  const ModelSpec fp16 = import("meta-llama__Llama-2-70b-hf.json").model;
+  const ModelSpec fp32 = import("google__gemma-2-9b.json").model;
+  EXPECT_EQ(bf16.checkpoint_dtype, DType::kBf16);
+  EXPECT_EQ(fp16.checkpoint_dtype, DType::kFp16);
+  EXPECT_EQ(fp32.checkpoint_dtype, DType::kFp32);
+  auto renamed =
+      import_hf_config(std::string(kQwen7b) + R"(, "dtype": "bfloat16"})", "c.json", "c");
+  ASSERT_TRUE(renamed.is_ok()) << renamed.status().message();
+  EXPECT_EQ(renamed->model.checkpoint_dtype, DType::kBf16);
+  auto unstated = import_hf_config(std::string(kQwen7b) + "}", "c.json", "c");
+  ASSERT_TRUE(unstated.is_ok()) << unstated.status().message();
+  EXPECT_EQ(unstated->model.checkpoint_dtype, std::nullopt);
+
+  EXPECT_EQ(run_weight_dtype(bf16, std::nullopt), DType::kBf16);
+  EXPECT_EQ(run_weight_dtype(fp16, std::nullopt), DType::kFp16);
+  EXPECT_EQ(run_weight_dtype(fp32, std::nullopt), DType::kFp16);
+  EXPECT_EQ(run_weight_dtype(unstated->model, std::nullopt), DType::kFp16);
+  EXPECT_EQ(run_weight_dtype(bf16, DType::kFp8), DType::kFp8);  // a stated dtype wins
+  EXPECT_EQ(run_weight_dtype(bf16, DType::kFp16), DType::kFp16);
 }
 
 TEST(HfConfigTest, ErrorsNameThePositionOrTheField) {

@@ -7,6 +7,7 @@
 #include "core/base/data_dir.h"
 #include "core/config/presets.h"
 #include "simulator/simulation.h"
+#include "tests/test_data.h"
 
 namespace kvsim::sim {
 namespace {
@@ -157,6 +158,29 @@ TEST(Scenario, TheCostModelDefaultsToOperatorsAndRooflineConstantsKeepTheRooflin
       load_scenario("default", {"cost_model.kind=operators", "cost_model.compute_efficiency=0.5"});
   ASSERT_TRUE(explicit_kind.is_ok()) << explicit_kind.status().message();
   EXPECT_EQ(explicit_kind->cost_model.kind, CostModelKind::kOperators);
+}
+
+// The run's weight dtype: the scenario's weight_dtype, else the model's own 16-bit dtype (a
+// config.json's torch_dtype), else fp16. A null weight_dtype is the same as none.
+TEST(Scenario, TheWeightDtypeIsTheScenariosElseTheModelsOwn) {
+  const std::string hf =
+      "model=" + (testing::source_dir() / "presets/hf/meta-llama__Llama-3.1-8B.json").string();
+  const auto weight_dtype = [](const std::vector<std::string>& overrides) {
+    auto scenario = load_scenario("default", overrides);
+    EXPECT_TRUE(scenario.is_ok()) << scenario.status().message();
+    if (!scenario.is_ok()) return DType::kFp32;
+    auto setup = prepare_simulation(*scenario);
+    EXPECT_TRUE(setup.is_ok()) << setup.status().message();
+    return setup.is_ok() ? setup->capacity_query.weight_dtype : DType::kFp32;
+  };
+  EXPECT_EQ(weight_dtype({}), DType::kFp16);                     // default.yaml says fp16
+  EXPECT_EQ(weight_dtype({"weight_dtype=null"}), DType::kFp16);  // llama3-8b.yaml: no dtype
+  EXPECT_EQ(weight_dtype({hf, "weight_dtype=null"}), DType::kBf16);
+  EXPECT_EQ(weight_dtype({hf}), DType::kFp16);  // the scenario's fp16 wins
+  EXPECT_EQ(weight_dtype({hf, "weight_dtype=fp8"}), DType::kFp8);
+  auto scenario = load_scenario("default", {"weight_dtype=null"});
+  ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
+  EXPECT_EQ(scenario->weight_dtype, std::nullopt);
 }
 
 TEST(Scenario, WorkloadNeedsExactlyOneSource) {
