@@ -104,8 +104,6 @@ def skip_reason(run):
         return "expert or data parallelism (EP, DP, DP attention)"
     if {"-pp", "--pp-size"} & set(flags):
         return "pipeline parallelism"
-    if run["dataset"].lower() != "random":
-        return "ShareGPT: only mean lengths published"
     for flag in flags:
         known = NEUTRAL_FLAGS | TP_FLAGS | (set(VLLM_FLAGS) if run["engine"] == "vllm" else set())
         if flag not in known:
@@ -129,21 +127,24 @@ def length_yaml(length, range_ratio):
 
 
 def workload(run, measured):
-    """(prompt, output, exact): the lengths to replay and whether they are each request's own.
-    vllm bench serve's random prompts (range ratio 0) all have one length, the client's count of
-    its decoded and re-encoded prompt: a few tokens under --random-input-len (3,996 of 4,000 for
-    Qwen3), so the prompt replayed is total_input_tokens / requests, and it must lie within
-    PROMPT_SLACK of the asked length. Without --ignore-eos a request may stop before
-    --random-output-len: unless total_generated_tokens is exactly requests x that length only
-    the mean is known, and the run goes to the mean-lengths table."""
+    """(prompt, output, lengths): the lengths to replay and how well they are known.
+    "exact": vllm bench serve's random prompts (range ratio 0) all have one length, the client's
+    count of its decoded and re-encoded prompt, a few tokens under --random-input-len (3,996 of
+    4,000 for Qwen3): replayed at total_input_tokens / requests, which must lie within
+    PROMPT_SLACK of the asked length, and every request generated --random-output-len tokens
+    (total_generated_tokens says so). "mean": a random run whose requests stopped early (no
+    --ignore-eos), "sharegpt": a ShareGPT run; of both only the means are published, and every
+    request is replayed at the run's mean lengths."""
     count = measured[("whole run", "requests_succeeded", "count")]
-    asked_prompt, asked_output = int(run["input_len"]), int(run["output_len"])
     total_in = measured[("whole run", "total_input_tokens", "value")]
     total_out = measured[("whole run", "total_generated_tokens", "value")]
-    prompt = round(total_in / count)
+    prompt, output = round(total_in / count), max(1, round(total_out / count))
+    if run["dataset"].lower() != "random":
+        return prompt, output, "sharegpt"
+    asked_prompt, asked_output = int(run["input_len"]), int(run["output_len"])
     exact = abs(prompt - asked_prompt) <= PROMPT_SLACK * asked_prompt and \
         total_out == asked_output * count
-    return prompt, max(1, round(total_out / count)), exact
+    return prompt, output, "exact" if exact else "mean"
 
 
 def arrival_yaml(run):
@@ -155,9 +156,9 @@ def arrival_yaml(run):
     return lines, cap
 
 
-def scenario_yaml(run, prompt, output, exact):
+def scenario_yaml(run, prompt, output, lengths):
     preset, weight_dtype = MODELS[run["model"]]
-    ratio = float(client_option(run, "random-range-ratio") or 0) if exact else 0.0
+    ratio = float(client_option(run, "random-range-ratio") or 0) if lengths == "exact" else 0.0
     settings = defaultdict(list)
     for flag, value in server_flags(run):
         if run["engine"] == "vllm" and flag in VLLM_FLAGS:
@@ -200,13 +201,13 @@ def kvsim_metrics(summary, output):
             "throughput": summary["output_tokens_per_s"]}
 
 
-def compare(run, summary, measured, prompt, output, exact):
+def compare(run, summary, measured, prompt, output, lengths):
     row = {"run": run["run_id"], "engine": f"{run['engine']} {run['engine_version']}",
            "model": MODELS[run["model"]][0] + ("" if MODELS[run["model"]][1] == "bf16" else " fp8"),
            "gpu": DEVICES[run["gpu"]], "tp": tensor_parallel(run),
-           "requests": int(run["num_requests"]), "asked": f"{run['input_len']} / {run['output_len']}",
-           "prompt": prompt, "output": output,
-           "lengths": "exact" if exact else "mean"}
+           "requests": int(run["num_requests"]), "asked": f"{run['input_len']} / {run['output_len']}".replace("ShareGPT / ShareGPT", "ShareGPT"),
+           "concurrency": run["max_concurrency"], "prompt": prompt, "output": output,
+           "lengths": lengths}
     meas, sim = measured_metrics(measured), kvsim_metrics(summary, output)
     for metric in METRICS:
         have = meas[metric] is not None
@@ -265,34 +266,55 @@ def run_lines(rows):
     return lines
 
 
+def arrival_of(row):
+    return f"closed loop, {row['concurrency']} in flight" if row["concurrency"] else "burst"
+
+
+def mean_section(rows, title, why):
+    """A table of runs replayed at their mean lengths, summarised by engine and by arrival."""
+    if not rows:
+        return []
+    return ["", f"### {title}", "", why, "",
+            *summary_lines(rows, "by engine", lambda r: r["engine"].split()[0]), "",
+            *summary_lines(rows, "by arrival", arrival_of), "",
+            *summary_lines(rows, "all", lambda r: "all"), "", *run_lines(rows)]
+
+
 def write_md(path, rows, skipped, cost_model, command):
-    exact = [r for r in rows if r["lengths"] == "exact"]
-    mean_only = [r for r in rows if r["lengths"] == "mean"]
+    kinds = {kind: [r for r in rows if r["lengths"] == kind] for kind in ("exact", "mean", "sharegpt")}
+    exact = kinds["exact"]
     total = len(rows) + sum(len(v) for v in skipped.values())
-    lines = [f"Source B (GPUStack performance lab), kvsim cost model {cost_model}: {total} runs, "
-             f"{len(exact)} replayed with every request's lengths, {len(mean_only)} with mean lengths "
-             f"only, {total - len(rows)} skipped. Regenerate: `{command}`.",
+    lines = [f"Source B (GPUStack performance lab), kvsim cost model {cost_model}: {total} runs; "
+             f"{len(exact)} random-dataset runs replayed with every request's lengths, "
+             f"{len(kinds['mean'])} random and {len(kinds['sharegpt'])} ShareGPT runs with mean "
+             f"lengths only; {total - len(rows)} skipped. Regenerate: `{command}`.",
              "",
              "Each cell: median |error| over the runs (median signed error), kvsim against measured. "
-             f"Saturated: TTFT mean over {SATURATED_TTFT_S} s. Every replayed run sends all its "
+             f"Saturated: TTFT mean over {SATURATED_TTFT_S} s. The random runs send all their "
              "requests at t = 0 (`vllm bench serve` without `--request-rate`), so TTFT is mostly "
-             "queueing and output throughput the engine's capacity. ITL and TPOT means are equal on "
-             "kvsim's side (fixed lengths); E2E is not printed by `vllm bench serve`.",
-             ""]
-    lines += summary_lines(exact, "exact lengths, by engine", lambda r: r["engine"].split()[0])
+             "queueing and output throughput the engine's capacity. kvsim's ITL mean is its "
+             "(E2E - TTFT) / (output - 1), as `vllm bench serve` pools every gap; E2E is not "
+             "printed by `vllm bench serve`. Prompts are the client's counted mean (vLLM's random "
+             "prompts come out a few tokens under `--random-input-len`).",
+             "",
+             "### Random dataset, every request's lengths", ""]
+    lines += summary_lines(exact, "by engine", lambda r: r["engine"].split()[0])
     lines += ["", *summary_lines(exact, "by GPU", lambda r: r["gpu"])]
     lines += ["", *summary_lines(exact, "by asked input / output", lambda r: r["asked"])]
     lines += ["", *summary_lines(exact, "all", lambda r: "all")]
     lines += summary_lines([r for r in exact if r["asked"] != "128 / 4"], "all but 128 / 4",
                            lambda r: "all but 128 / 4")[2:]
-    lines += ["", "### Runs with every request's lengths", "", *run_lines(exact)]
-    if mean_only:
-        lines += ["", "### Mean lengths only", "",
-                  "The server generated fewer tokens than `--random-output-len` asked (no "
-                  "`--ignore-eos`), or the prompts summed to other than the asked length: replayed "
-                  "with every request at the run's mean lengths, so not a validation of the "
-                  "distribution.", "", *summary_lines(mean_only, "mean lengths only", lambda r: "all"),
-                  "", *run_lines(mean_only)]
+    lines += ["", *run_lines(exact)]
+    lines += mean_section(kinds["mean"], "Random dataset, mean lengths only",
+                          "The server generated fewer tokens than `--random-output-len` asked (no "
+                          "`--ignore-eos`): replayed with every request at the run's mean output "
+                          "length, which is not the run's distribution.")
+    lines += mean_section(kinds["sharegpt"], "ShareGPT, mean lengths only",
+                          "ShareGPT prompts and outputs vary from request to request; only the totals "
+                          "are published, so every request is replayed at the mean lengths. Under a "
+                          "burst the distribution decides the queueing, so TTFT here is not a "
+                          "validation; the closed loops' TPOT (a few requests in flight) is the "
+                          "cleanest decode check.")
     lines += ["", "### Skipped", "", "| reason | runs | run ids |", "|---|---:|---|"]
     for reason, ids in sorted(skipped.items(), key=lambda item: -len(item[1])):
         lines.append(f"| {reason} | {len(ids)} | {' '.join(ids)} |")
@@ -310,14 +332,14 @@ def main():
             skipped[reason].append(run["run_id"])
             continue
         measured = measured_values("measurements_b.csv", run["run_id"])
-        prompt, output, exact = workload(run, measured)
-        summary = simulate(kvsim, scenario_yaml(run, prompt, output, exact), cost_model)
+        prompt, output, lengths = workload(run, measured)
+        summary = simulate(kvsim, scenario_yaml(run, prompt, output, lengths), cost_model)
         cost_names.add(summary["cost_model"])
         if summary["requests_dropped"]:
             why = ", ".join(k for k, v in summary["dropped"].items() if v)
             skipped[f"kvsim drops requests the server served ({why})"].append(run["run_id"])
             continue
-        rows.append(compare(run, summary, measured, prompt, output, exact))
+        rows.append(compare(run, summary, measured, prompt, output, lengths))
         print(run["run_id"], "done", file=sys.stderr)
     suffix = f"_{cost_model}" if cost_model else ""
     write_csv(os.path.join(HERE, f"results_b{suffix}.csv"), rows)
