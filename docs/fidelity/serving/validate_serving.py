@@ -9,39 +9,24 @@ writes docs/fidelity/serving/results_a[_<cost_model>].{csv,md}. The workload eac
 replayed with is what its client sent (its profile's stages, the resolved shared_prefix groups,
 and the prompt and output lengths it measured per stage), never its latencies.
 """
-import csv
 import json
 import os
-import statistics
-import subprocess
 import sys
-import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from serving_common import HERE, SATURATED_TTFT_S, error, load_runs, measured_values, median_abs, \
+    simulate, write_csv
+
 MODELS = {
     "meta-llama/Llama-2-7b-hf": "llama-2-7b",
     "meta-llama/Llama-2-70b-hf": "llama2-70b",
     "mistralai/Mixtral-8x7B-v0.1": "mixtral-8x7b",
     "codellama/CodeLlama-34b-Instruct-hf": "codellama-34b-instruct",
 }
-# A stage counts as saturated when requests wait seconds for their first token: a healthy
-# server answers in well under a second, an overloaded one's queue grows through the stage
-# (the measured overloaded stages have mean TTFTs of 100 s and more).
-SATURATED_TTFT_S = 2.0
 # Decode time per output token is derived, on both sides, as (E2E - TTFT) / (output - 1) from
 # the stage's means: inference-perf's own TPOT and ITL count the streamed chunks and text it
 # re-tokenizes (its ITL median is microseconds: several tokens per SSE chunk; its TPOT for
 # Llama-2-7B at TP 1, 3.6 ms, is below the 4.0 ms the weights alone take to read on an H100).
 METRICS = ["ttft", "decode", "e2e"]
-
-
-def measured_values(run_id):
-    out = {}
-    with open(os.path.join(HERE, "measurements_a.csv")) as f:
-        for row in csv.DictReader(f):
-            if row["run_id"] == run_id:
-                out[(row["stage"], row["metric"], row["stat"])] = float(row["value"])
-    return out
 
 
 def profile_of(run):
@@ -89,32 +74,13 @@ output: {{requests_csv: false, timeseries: false}}
 """
 
 
-def simulate(kvsim, yaml_text, cost_model):
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-        f.write(yaml_text)
-        path = f.name
-    try:
-        args = [kvsim, "simulate", path, "--json"]
-        if cost_model:
-            args += ["--set", f"cost_model.kind={cost_model}"]
-        done = subprocess.run(args, capture_output=True, text=True, check=True)
-        return json.loads(done.stdout)
-    finally:
-        os.unlink(path)
-
-
-def error(sim, meas):
-    return (sim - meas) / meas if meas else float("nan")
-
-
 def main():
     kvsim = sys.argv[1]
     cost_model = sys.argv[2] if len(sys.argv) > 2 else ""
-    with open(os.path.join(HERE, "runs.csv")) as f:
-        runs = [r for r in csv.DictReader(f) if r["run_id"].startswith("A")]
+    runs = load_runs("A")
     rows = []
     for run in runs:
-        measured = measured_values(run["run_id"])
+        measured = measured_values("measurements_a.csv", run["run_id"])
         summary = simulate(kvsim, scenario_yaml(run, measured), cost_model)
         for index, stage in enumerate(summary["stages"]):
             key = f"stage_{index}"
@@ -136,18 +102,6 @@ def main():
     suffix = f"_{cost_model}" if cost_model else ""
     write_csv(os.path.join(HERE, f"results_a{suffix}.csv"), rows)
     write_md(os.path.join(HERE, f"results_a{suffix}.md"), rows, summary["cost_model"])
-
-
-def write_csv(path, rows):
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
-
-
-def median_abs(rows, metric):
-    return statistics.median(abs(r[f"{metric}_error"]) for r in rows)
 
 
 def write_md(path, rows, cost_model):
