@@ -83,6 +83,7 @@ StatusOr<DeviceSpec> device_from_config(const ConfigNode& node, const std::strin
   r.required("fp16_tflops", &spec.fp16_tflops, 1e-3, kMaxRate);
   r.optional("bf16_tflops", &spec.bf16_tflops, 0.0, kMaxRate);
   r.required("int8_tops", &spec.int8_tops, 1e-3, kMaxRate);
+  r.optional("fp8_tflops", &spec.fp8_tflops, 0.0, kMaxRate);
   r.required("interconnect_gbps", &spec.interconnect_gbps, 1e-3, kMaxRate);
   r.required("host_link_gbps", &spec.host_link_gbps, 1e-3, kMaxRate);
   r.optional("nvlink_multicast", &spec.nvlink_multicast);

@@ -46,8 +46,11 @@ struct DeviceSpec {
   double fp16_tflops = 0;            // dense FP16 tensor throughput
   double bf16_tflops = 0;            // dense BF16 throughput; 0 where unsupported
   double int8_tops = 0;              // dense INT8 throughput
-  double interconnect_gbps = 0;      // device-to-device (NVLink/HCCS), per device, GB/s
-  double host_link_gbps = 0;         // device<->host (PCIe), one direction, GB/s
+  // Dense FP8 throughput; 0 where the chip has no FP8 tensor cores (Ampere, Ascend), which
+  // run FP8 checkpoints weight-only, at the 16-bit rate (vLLM's Marlin kernels on Ampere).
+  double fp8_tflops = 0;
+  double interconnect_gbps = 0;  // device-to-device (NVLink/HCCS), per device, GB/s
+  double host_link_gbps = 0;     // device<->host (PCIe), one direction, GB/s
   // The GPUs of a node meet at an NVSwitch that supports multicast (NVLink SHARP: HGX/DGX
   // Hopper and later), so cuMulticastGetGranularity answers; YAML nvlink_multicast, default
   // false. Engines that size buffers by its granularity set more aside (core/engine/engine_memory).

@@ -71,16 +71,26 @@ def yaml_value(v):
 PROFILES = {"vLLM": "vllm-v0"}
 
 
+def frontend(row):
+    """The cost_model entry for the client's front end: the offline benchmarks (static batches
+    timed inside the engine's process) have none; the rows a client measured over HTTP
+    (genai-perf, AIPerf) keep kvsim's default."""
+    over_http = "genai-perf" in row["conditions"] or "AIPerf" in row["conditions"]
+    return "" if over_http else ", frontend_s: 0"
+
+
 def execution(row, kind):
     """The scenario's engine line and cost_model section for the row."""
     eager = "enforce_eager=True" in row["conditions"] and "etting" in row["conditions"]
     profile = PROFILES.get(row["engine"])
+    front = frontend(row)
     if kind != "operators":
-        return "engine: vllm", f"cost_model: {{kind: {kind}}}"
+        return "engine: vllm", f"cost_model: {{kind: {kind}{front}}}"
     if profile:
         return (f"engine: {{name: {profile}, enforce_eager: {'true' if eager else 'false'}}}",
-                "cost_model: {kind: operators, cuda_graphs: engine}")
-    return "engine: vllm", f"cost_model: {{kind: operators, cuda_graphs: {'none' if eager else 'decode'}}}"
+                f"cost_model: {{kind: operators, cuda_graphs: engine{front}}}")
+    graphs = "none" if eager else "decode"
+    return "engine: vllm", f"cost_model: {{kind: operators, cuda_graphs: {graphs}{front}}}"
 
 
 def scenario(row, kind, trace):

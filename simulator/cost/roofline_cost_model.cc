@@ -24,10 +24,9 @@ double attention_flops_per_pair(const ModelSpec& model, uint32_t layers) {
 
 double device_peak_flops(const DeviceSpec& device, DType weight_dtype) {
   if (weight_dtype == DType::kBf16 && device.bf16_tflops > 0) return device.bf16_tflops * kTera;
-  if ((weight_dtype == DType::kInt8 || weight_dtype == DType::kFp8) && device.int8_tops > 0) {
-    return device.int8_tops * kTera;
-  }
-  return device.fp16_tflops * kTera;
+  if (weight_dtype == DType::kInt8 && device.int8_tops > 0) return device.int8_tops * kTera;
+  if (weight_dtype == DType::kFp8 && device.fp8_tflops > 0) return device.fp8_tflops * kTera;
+  return device.fp16_tflops * kTera;  // fp8 without FP8 tensor cores: weight-only, 16-bit math
 }
 
 DType activation_dtype(DType weight_dtype) {

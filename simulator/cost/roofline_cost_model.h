@@ -22,7 +22,9 @@
 // per token (BatchShape's window sums); recurrent layers read and write every sequence's
 // state: 2 x sequences x state bytes per sequence (all recurrent layers, per device).
 // Peak FLOP/s: the device's bf16 figure for bf16 weights (fp16 when it has none), int8 TOPS
-// for 8-bit weights (int8, fp8), fp16 TFLOPS otherwise (int4 weights are dequantized to fp16).
+// for int8 weights, fp8 TFLOPS for fp8 weights where the chip has FP8 tensor cores (Hopper, Ada,
+// Blackwell, MI300; an A100 runs FP8 checkpoints weight-only, at its fp16 rate), fp16 TFLOPS
+// otherwise (int4 weights are dequantized to fp16).
 #pragma once
 
 #include <cstdint>

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "core/base/units.h"
+#include "core/model/load_spec.h"
 #include "simulator/cost/calibration_table.h"
 #include "simulator/cost/roofline_cost_model.h"
 #include "tests/simulator/cost/tiny_shapes.h"
@@ -64,6 +65,19 @@ TEST(RooflineCostModel, TensorParallelSplitsWorkAndAddsAllReduces) {
   EXPECT_DOUBLE_EQ(two.compute_s, one.compute_s / 2);
   // 2 all-reduces x 2 layers, each 2 (tp-1)/tp x 1000 x 256 x 2 B over 50 GB/s + 10 us.
   EXPECT_DOUBLE_EQ(two.communication_s, 4 * (512000.0 / 50e9 + 1e-5));
+}
+
+// 8-bit weights run at the chip's 8-bit rate only where it has those tensor cores: an A100 has
+// INT8 but no FP8 (vLLM runs an FP8 checkpoint weight-only there, at the 16-bit rate), an
+// H100 has both; the presets' dense figures.
+TEST(RooflineCostModel, Fp8WeightsRunAtTheFp8RateOnlyWhereTheChipHasIt) {
+  const DeviceSpec a100 = *load_device("a100-80g");
+  const DeviceSpec h100 = *load_device("h100-sxm");
+  EXPECT_DOUBLE_EQ(device_peak_flops(a100, DType::kFp8), 312e12);
+  EXPECT_DOUBLE_EQ(device_peak_flops(a100, DType::kInt8), 624e12);
+  EXPECT_DOUBLE_EQ(device_peak_flops(a100, DType::kBf16), 312e12);
+  EXPECT_DOUBLE_EQ(device_peak_flops(h100, DType::kFp8), 1979e12);
+  EXPECT_DOUBLE_EQ(device_peak_flops(h100, DType::kFp16), 989.5e12);
 }
 
 TEST(CalibratedCostModel, InterpolatesBilinearlyAndExtendsLinearly) {
