@@ -1,13 +1,16 @@
-// kvsim calibrate: one subcommand, two modes chosen here:
+// kvsim calibrate: one subcommand, three modes chosen here:
 //   kvsim calibrate MEASUREMENTS.csv ...   the cost model fitted to measured iteration/request
 //                                          times (cli/calibrate_measurements.h)
 //   kvsim calibrate --from-log LOG ...     kvsim's KV budget beside an engine's start-up log,
 //                                          and a deployment file (cli/calibrate_log.h)
-// This file only dispatches. The flags both modes take (cli/calibrate_options.h) are declared
-// here once; each mode's own flags sit in an option group that excludes the other mode's, so
-// `--fit` with `--from-log` (or a CSV with `--json`) is a parse error, not a silent no-op.
+//   kvsim calibrate --from-bench FILE ...  a serving benchmark's result replayed, measured
+//                                          beside simulated (cli/calibrate_bench.h)
+// This file only dispatches. The flags every mode takes (cli/calibrate_options.h) are declared
+// here once; each mode's own flags sit in an option group that excludes the others', so `--fit`
+// with `--from-log` is a parse error, not a silent no-op (and --json with a CSV exits 2).
 #include <memory>
 
+#include "cli/calibrate_bench.h"
 #include "cli/calibrate_log.h"
 #include "cli/calibrate_measurements.h"
 #include "cli/calibrate_options.h"
@@ -20,6 +23,7 @@ struct CalibrateOptions {
   CalibrateSharedOptions shared;
   CalibrateMeasurementsOptions measurements;
   CalibrateLogOptions log;
+  CalibrateBenchOptions bench;
 };
 
 void add_shared_options(CLI::App* command, CalibrateSharedOptions* o) {
@@ -34,6 +38,7 @@ void add_shared_options(CLI::App* command, CalibrateSharedOptions* o) {
   command->add_option("-o,--output", o->output,
                       "the calibration YAML (measurements) or deployment file (--from-log) to "
                       "write");
+  command->add_flag("--json", o->json, "print JSON (--from-log, --from-bench)");
 }
 
 }  // namespace
@@ -52,16 +57,29 @@ void register_calibrate_command(CLI::App& app, CommandFn* chosen) {
   add_calibrate_measurements_options(fit, &options->measurements);
   CLI::Option_group* log = command->add_option_group("from-log", "--from-log mode");
   add_calibrate_log_options(log, &options->log);
+  CLI::Option_group* bench = command->add_option_group("from-bench", "--from-bench mode");
+  add_calibrate_bench_options(bench, &options->bench);
   log->excludes(fit);
   log->excludes(csv);
+  bench->excludes(fit);
+  bench->excludes(csv);
+  bench->excludes(log);
   command->callback([options, chosen] {
     *chosen = [options] {
       if (!options->log.log_path.empty()) {
         return run_calibrate_from_log(options->shared, options->log);
       }
+      if (!options->bench.bench_path.empty()) {
+        return run_calibrate_from_bench(options->shared, options->bench);
+      }
       if (options->measurements.measurements.empty()) {
         return report_error(Status::invalid_argument(
-            "calibrate: give MEASUREMENTS.csv or --from-log LOG (kvsim calibrate --help)"));
+            "calibrate: give MEASUREMENTS.csv, --from-log LOG or --from-bench FILE (kvsim "
+            "calibrate --help)"));
+      }
+      if (options->shared.json) {
+        return report_error(Status::invalid_argument(
+            "calibrate: --json is for --from-log and --from-bench, not MEASUREMENTS.csv"));
       }
       return run_calibrate_measurements(options->shared, options->measurements);
     };

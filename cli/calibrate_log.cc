@@ -154,7 +154,7 @@ int run_calibrate_from_log(const CalibrateSharedOptions& shared, const Calibrate
     const Status written = sim::write_file_atomic(output, deployment_yaml(d));
     if (!written.is_ok()) return report_error(written);
   }
-  if (o.json) {
+  if (shared.json) {
     std::printf("%s\n", to_json(o, output, *log, *setup, *calibration).dump(2).c_str());
   } else {
     print_text(o, *log, *setup, *calibration);
@@ -169,7 +169,6 @@ void add_calibrate_log_options(CLI::App* command, CalibrateLogOptions* o) {
   command->add_option("--block-size", o->block_size, "tokens per block (default: the engine's)")
       ->check(CLI::Range(1u, 1u << 20));
   add_engine_options(command, &o->engine);
-  command->add_flag("--json", o->json, "print JSON");
 }
 
 }  // namespace kvsim::cli

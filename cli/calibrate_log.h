@@ -22,7 +22,6 @@ struct CalibrateLogOptions {
   std::string log_path;  // --from-log
   std::optional<uint32_t> block_size;
   EngineOptions engine;
-  bool json = false;
 };
 
 // Adds --from-log and the mode's own options to `command`.

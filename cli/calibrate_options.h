@@ -18,6 +18,7 @@ struct CalibrateSharedOptions {
   std::string weight_dtype;    // --weight-dtype; empty: fp16 (measurements), the log's
   std::string kv_dtype;        // --kv-dtype / --dtype; empty: fp16, the log's model dtype
   std::string output;          // -o: calibration YAML (measurements), deployment file (log)
+  bool json = false;           // --json: --from-log and --from-bench print JSON
 };
 
 }  // namespace kvsim::cli

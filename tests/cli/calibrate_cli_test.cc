@@ -326,7 +326,7 @@ TEST(CalibrateCliTest, EmptyForeignAndUnderspecifiedLogsExit2NamingTheFile) {
 
 // One `calibrate` subcommand, two modes: the shared flags parse in either, each mode's own
 // flags refuse the other mode, and neither mode given is an error saying both.
-TEST(CalibrateCliTest, TheTwoModesShareOneSubcommandAndRefuseEachOthersFlags) {
+TEST(CalibrateCliTest, TheModesShareOneSubcommandAndRefuseEachOthersFlags) {
   const auto log = data_root() / "startup_logs" / "v1_0.11.0_granite-4.0-micro_l40s.log";
   const CliResult fit = run_kvsim("calibrate --from-log " + log.string() + " --fit a100");
   EXPECT_EQ(fit.exit_code, 2);
@@ -336,7 +336,11 @@ TEST(CalibrateCliTest, TheTwoModesShareOneSubcommandAndRefuseEachOthersFlags) {
   EXPECT_THAT(csv.out + csv.err, HasSubstr("excludes"));
   const CliResult neither = run_kvsim("calibrate --device a100-80g --tp 2");
   EXPECT_EQ(neither.exit_code, 2);
-  EXPECT_THAT(neither.err, HasSubstr("MEASUREMENTS.csv or --from-log"));
+  EXPECT_THAT(neither.err, HasSubstr("MEASUREMENTS.csv, --from-log LOG or --from-bench FILE"));
+  // --json belongs to the modes that print JSON.
+  const CliResult json_csv = run_kvsim("calibrate measured.csv --json");
+  EXPECT_EQ(json_csv.exit_code, 2);
+  EXPECT_THAT(json_csv.err, HasSubstr("--json is for --from-log and --from-bench"));
   const CliResult shape = run_kvsim("calibrate --from-log " + log.string() + " --layers 4");
   EXPECT_EQ(shape.exit_code, 2);
   EXPECT_THAT(shape.err, HasSubstr("--from-log takes the model as --model"));
