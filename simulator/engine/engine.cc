@@ -186,7 +186,6 @@ bool Engine::admit(const RequestSpec& spec, const std::vector<BlockHash>* hashes
   const uint32_t slot = requests_.add(request);
   if (config_.async_scheduling && busy_) {
     held_.push_back(slot);
-    held_tokens_ += scheduler_.remaining_tokens(requests_.at(slot));
   } else {
     scheduler_.add_waiting(slot);
   }
@@ -431,7 +430,12 @@ void Engine::try_start_iteration() {
 void Engine::release_held() {
   for (uint32_t slot : held_) scheduler_.add_waiting(slot);
   held_.clear();
-  held_tokens_ = 0;
+}
+
+uint64_t Engine::outstanding_tokens() const {
+  uint64_t tokens = scheduler_.outstanding_tokens();
+  for (uint32_t slot : held_) tokens += scheduler_.remaining_tokens(requests_.at(slot));
+  return tokens;
 }
 
 void Engine::report_progress() {

@@ -191,7 +191,8 @@ class Engine final : private KvTransfers {
   // Decode role: the KV of remote request `slot` arrived; it joins the batch.
   void receive_done(uint32_t slot);
   const SimRequest& request(uint32_t slot) const { return requests_.at(slot); }
-  uint64_t outstanding_tokens() const { return scheduler_.outstanding_tokens() + held_tokens_; }
+  // The scheduler's, and the held requests' (async scheduling) whole remaining tokens.
+  uint64_t outstanding_tokens() const;
   uint32_t replica() const { return config_.replica; }
   // The run ended at `now_ns`: checks that nothing is left and records the end.
   void mark_end(int64_t now_ns);
@@ -239,7 +240,6 @@ class Engine final : private KvTransfers {
 
   std::vector<BlockHash> hashes_;
   std::vector<uint32_t> held_;  // async scheduling: arrived during the iteration in flight
-  uint64_t held_tokens_ = 0;    // their share of outstanding_tokens()
   StepPlan plan_;               // the iteration in flight
   StepResult result_;
   IterationRecord iteration_;
