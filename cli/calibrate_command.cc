@@ -36,8 +36,13 @@ void add_shared_options(CLI::App* command, CalibrateSharedOptions* o) {
   command->add_option("--kv-dtype,--dtype", o->kv_dtype,
                       "KV dtype (default fp16; --from-log: the model dtype the log names)");
   command->add_option("-o,--output", o->output,
-                      "the calibration YAML (measurements) or deployment file (--from-log) to "
-                      "write");
+                      "the file to write: the calibration YAML (MEASUREMENTS.csv, --from-bench "
+                      "--fit-on) or the deployment file (--from-log)");
+  command->add_option("--parameters", o->parameters,
+                      "comma-separated parameters to fit (MEASUREMENTS.csv default: GEMM and "
+                      "attention efficiencies, iteration overhead, all-reduce latency when tp > 1; "
+                      "--from-bench --fit-on default: frontend_s, gemm.memory_efficiency, "
+                      "gemm.compute_efficiency_max)");
   command->add_flag("--json", o->json, "print JSON (--from-log, --from-bench)");
 }
 
@@ -67,9 +72,14 @@ void register_calibrate_command(CLI::App& app, CommandFn* chosen) {
   command->callback([options, chosen] {
     *chosen = [options] {
       if (!options->log.log_path.empty()) {
+        if (!options->shared.parameters.empty()) {
+          return report_error(Status::invalid_argument(
+              "calibrate --from-log fits nothing: --parameters is for MEASUREMENTS.csv and "
+              "--from-bench --fit-on"));
+        }
         return run_calibrate_from_log(options->shared, options->log);
       }
-      if (!options->bench.bench_path.empty()) {
+      if (!options->bench.bench_paths.empty()) {
         return run_calibrate_from_bench(options->shared, options->bench);
       }
       if (options->measurements.measurements.empty()) {

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 
 #include "cli/command.h"
 #include "core/engine/capacity.h"
@@ -15,15 +14,6 @@
 
 namespace kvsim::cli {
 namespace {
-
-std::vector<std::string> split_names(const std::string& list) {
-  std::vector<std::string> out;
-  std::stringstream in(list);
-  for (std::string name; std::getline(in, name, ',');) {
-    if (!name.empty()) out.push_back(name);
-  }
-  return out;
-}
 
 void print_rows(const std::vector<sim::Measurement>& rows, const sim::CalibrationResult& r) {
   std::printf("%-28s %-34s %12s %12s %8s %12s %8s\n", "row", "batch", "measured s", "before s",
@@ -48,9 +38,6 @@ void add_calibrate_measurements_options(CLI::App* command, CalibrateMeasurements
                       "starting fit (a100 h100 h200 ascend; default: the device's)");
   command->add_option("--cuda-graphs", o->cuda_graphs,
                       "none decode all (as the measured engine ran)");
-  command->add_option("--parameters", o->parameters,
-                      "comma-separated parameters to fit (default: GEMM and attention "
-                      "efficiencies, iteration overhead, all-reduce latency when tp > 1)");
 }
 
 int run_calibrate_measurements(const CalibrateSharedOptions& shared,
@@ -84,8 +71,9 @@ int run_calibrate_measurements(const CalibrateSharedOptions& shared,
   config.fit = o.fit;
   auto start = sim::resolve_operator_fit(config, *device);
   if (!start.is_ok()) return report_error(start.status());
-  const std::vector<std::string> names =
-      o.parameters.empty() ? sim::default_calibration_parameters(tp) : split_names(o.parameters);
+  const std::vector<std::string> names = shared.parameters.empty()
+                                             ? sim::default_calibration_parameters(tp)
+                                             : split_names(shared.parameters);
   const sim::OperatorInputs inputs =
       sim::operator_inputs(*model, *device, *capacity, *weight_dtype, tp);
   auto result = sim::calibrate(*rows, inputs, *start, *graphs, names);

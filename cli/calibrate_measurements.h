@@ -11,12 +11,11 @@
 
 namespace kvsim::cli {
 
-// The mode's own options; model, device, TP, dtypes and -o are the shared ones.
+// The mode's own options; model, device, TP, dtypes, -o and --parameters are the shared ones.
 struct CalibrateMeasurementsOptions {
   std::string measurements;  // the CSV (positional)
   std::string fit;           // starting fit; "" = the device's
   std::string cuda_graphs = "decode";
-  std::string parameters;  // comma-separated names; "" = the defaults
 };
 
 // Adds the mode's own options (not the positional CSV, not the shared ones) to `command`.

@@ -5,41 +5,14 @@
 
 #include "core/config/config_reader.h"
 #include "simulator/cost/batch_spec.h"
+#include "simulator/cost/least_squares.h"
 #include "simulator/io/csv_row.h"
 #include "simulator/io/line_reader.h"
 
 namespace kvsim::sim {
 namespace {
 
-constexpr int kMaxSteps = 200;
-constexpr double kRelativeStep = 1e-6;  // finite-difference step, relative to the value
-
-// Solves the n x n system a x = b in place (Gaussian elimination, partial pivoting); false
-// when it is singular.
-bool solve(std::vector<double> a, std::vector<double> b, size_t n, std::vector<double>* x) {
-  for (size_t col = 0; col < n; ++col) {
-    size_t pivot = col;
-    for (size_t r = col + 1; r < n; ++r) {
-      if (std::abs(a[r * n + col]) > std::abs(a[pivot * n + col])) pivot = r;
-    }
-    if (std::abs(a[pivot * n + col]) < 1e-300) return false;
-    for (size_t c = 0; c < n; ++c) std::swap(a[col * n + c], a[pivot * n + c]);
-    std::swap(b[col], b[pivot]);
-    for (size_t r = col + 1; r < n; ++r) {
-      const double f = a[r * n + col] / a[col * n + col];
-      for (size_t c = col; c < n; ++c) a[r * n + c] -= f * a[col * n + c];
-      b[r] -= f * b[col];
-    }
-  }
-  x->assign(n, 0);
-  for (size_t r = n; r-- > 0;) {
-    double sum = b[r];
-    for (size_t c = r + 1; c < n; ++c) sum -= a[r * n + c] * (*x)[c];
-    (*x)[r] = sum / a[r * n + r];
-  }
-  return true;
-}
-
+// log(model / measured) per row, with `parameters` set to `values` in `start`.
 struct Problem {
   const std::vector<Measurement>* rows;
   const OperatorInputs* inputs;
@@ -52,7 +25,6 @@ struct Problem {
     for (size_t i = 0; i < parameters.size(); ++i) parameters[i]->field(fit) = values[i];
     return fit;
   }
-  // log(model / measured) per row.
   std::vector<double> residuals(const std::vector<double>& values) const {
     const OperatorCostModel model(*inputs, fit_at(values), with_cuda_graphs({}, cuda_graphs));
     std::vector<double> out;
@@ -60,53 +32,7 @@ struct Problem {
       out.push_back(std::log(modelled_seconds(model, m) / m.seconds));
     return out;
   }
-  void clamp(std::vector<double>* values) const {
-    for (size_t i = 0; i < values->size(); ++i) {
-      (*values)[i] = std::clamp((*values)[i], parameters[i]->min, parameters[i]->max);
-    }
-  }
 };
-
-double squared(const std::vector<double>& r) {
-  double sum = 0;
-  for (double v : r) sum += v * v;
-  return sum;
-}
-
-// One Levenberg-Marquardt step from `values` (residuals r): the candidate for damping lambda.
-std::vector<double> lm_step(const Problem& p, const std::vector<double>& values,
-                            const std::vector<double>& r, const std::vector<double>& jacobian,
-                            double lambda) {
-  const size_t n = values.size(), m = r.size();
-  std::vector<double> jtj(n * n, 0), jtr(n, 0);
-  for (size_t k = 0; k < m; ++k) {
-    for (size_t i = 0; i < n; ++i) {
-      jtr[i] -= jacobian[k * n + i] * r[k];
-      for (size_t j = 0; j < n; ++j) jtj[i * n + j] += jacobian[k * n + i] * jacobian[k * n + j];
-    }
-  }
-  for (size_t i = 0; i < n; ++i) jtj[i * n + i] *= 1 + lambda;
-  std::vector<double> delta;
-  std::vector<double> next = values;
-  if (!solve(jtj, jtr, n, &delta)) return next;
-  for (size_t i = 0; i < n; ++i) next[i] += delta[i];
-  p.clamp(&next);
-  return next;
-}
-
-std::vector<double> jacobian_at(const Problem& p, const std::vector<double>& values,
-                                const std::vector<double>& r) {
-  const size_t n = values.size(), m = r.size();
-  std::vector<double> jacobian(m * n);
-  for (size_t i = 0; i < n; ++i) {
-    std::vector<double> moved = values;
-    const double h = std::max(std::abs(values[i]) * kRelativeStep, 1e-12);
-    moved[i] += h;
-    const std::vector<double> r2 = p.residuals(moved);
-    for (size_t k = 0; k < m; ++k) jacobian[k * n + i] = (r2[k] - r[k]) / h;
-  }
-  return jacobian;
-}
 
 }  // namespace
 
@@ -218,29 +144,18 @@ StatusOr<CalibrationResult> calibrate(const std::vector<Measurement>& rows,
     return Status::invalid_argument(std::to_string(rows.size()) + " measurements cannot fix " +
                                     std::to_string(parameters.size()) + " parameters");
   }
-  CalibrationResult result;
-  std::vector<double> r = p.residuals(values);
-  double cost = squared(r);
-  double lambda = 1e-3;
-  for (; result.iterations < kMaxSteps && cost > 1e-24; ++result.iterations) {
-    const std::vector<double> jacobian = jacobian_at(p, values, r);
-    bool improved = false;
-    while (lambda < 1e12) {
-      const std::vector<double> next = lm_step(p, values, r, jacobian, lambda);
-      const std::vector<double> r2 = p.residuals(next);
-      if (squared(r2) < cost) {
-        improved = cost - squared(r2) > 1e-16 * cost;
-        values = next;
-        r = r2;
-        cost = squared(r2);
-        lambda = std::max(lambda / 10, 1e-12);
-        break;
-      }
-      lambda *= 10;
-    }
-    if (!improved) break;
+  LeastSquaresProblem problem;
+  problem.residuals = [&p](const std::vector<double>& at) -> StatusOr<std::vector<double>> {
+    return p.residuals(at);
+  };
+  for (const FitParameter* parameter : p.parameters) {
+    problem.min.push_back(parameter->min);
+    problem.max.push_back(parameter->max);
   }
-  result.fit = p.fit_at(values);
+  KVSIM_ASSIGN_OR_RETURN(const LeastSquaresFit solved, least_squares(problem, values));
+  CalibrationResult result;
+  result.iterations = solved.iterations;
+  result.fit = p.fit_at(solved.values);
   const OperatorCostModel before(inputs, start, with_cuda_graphs({}, cuda_graphs)),
       after(inputs, result.fit, with_cuda_graphs({}, cuda_graphs));
   for (const Measurement& m : rows) {

@@ -52,6 +52,11 @@ StatusOr<CalibrationFile> read_calibration_file(const std::string& path) {
   r.optional("device", &file.device);
   r.optional("tp", &file.tp, 1u, 4096u);
   r.optional("rows", &file.rows, uint64_t{0}, UINT64_MAX);
+  if (root.find("frontend_s") != nullptr) {
+    double frontend_s = 0;
+    r.optional("frontend_s", &frontend_s, 0.0, 60.0);
+    file.frontend_s = frontend_s;
+  }
   const ConfigNode* parameters = r.child("parameters");
   KVSIM_RETURN_IF_ERROR(r.finish());
   if (parameters == nullptr) return error_at(root.mark(), "calibration: missing 'parameters'");
@@ -74,7 +79,12 @@ std::string calibration_yaml(const CalibrationFile& header, const OperatorFit& f
   if (!header.device.empty()) out += "device: " + header.device + "\n";
   out += "tp: " + std::to_string(header.tp) + "\n";
   out += "rows: " + std::to_string(header.rows) + "\n";
-  out += "parameters:\n";
+  if (header.frontend_s) {
+    char value[64];
+    std::snprintf(value, sizeof value, "%.9g", *header.frontend_s);
+    out += std::string("frontend_s: ") + value + "\n";
+  }
+  out += fitted.empty() ? "parameters: {}\n" : "parameters:\n";
   for (const std::string& name : fitted) {
     char value[64];
     std::snprintf(value, sizeof value, "%.9g", get_fit_parameter(fit, name));

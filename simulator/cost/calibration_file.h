@@ -7,6 +7,8 @@
 //   device: a100-80g
 //   tp: 2
 //   rows: 24
+//   frontend_s: 0.0123        # optional: a client's time beyond the engine per request, which
+//                             # a scenario takes unless its cost_model gives frontend_s
 //   parameters:                # any of fit_parameters(), flat dotted names or nested maps
 //     gemm.compute_efficiency_max: 0.71
 //     iteration_overhead_s: 0.00042
@@ -14,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +32,7 @@ struct CalibrationFile {
   std::string model, device;
   uint32_t tp = 1;
   uint64_t rows = 0;
+  std::optional<double> frontend_s;  // cost_model.frontend_s, when it was fitted
   std::vector<FitOverride> parameters;
 };
 
@@ -42,7 +46,8 @@ Status read_fit_overrides(const ConfigNode& node, const std::string& what,
 // Applies the overrides in order; a bad name or value is an error at its mark.
 Status apply_fit_overrides(const std::vector<FitOverride>& overrides, OperatorFit* fit);
 
-// The YAML of a calibration: `fitted` names the parameters to write (with fit's values);
+// The YAML of a calibration: the header's fields (frontend_s when set), `fitted` names the
+// parameters to write (with fit's values);
 // `comment` lines go at the top as # comments.
 std::string calibration_yaml(const CalibrationFile& header, const OperatorFit& fit,
                              const std::vector<std::string>& fitted,

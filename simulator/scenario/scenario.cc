@@ -226,6 +226,12 @@ Status read_cost_model(const ConfigNode& node, const std::string& base_dir, Cost
   }
   out->calibration = resolve_path(out->calibration, base_dir);
   out->profiles = resolve_path(out->profiles, base_dir);
+  // A calibration that fitted the front end sets it where the section does not.
+  if (!csv && !out->calibration.empty() && node.find("frontend_s") == nullptr) {
+    auto file = read_calibration_file(out->calibration);
+    if (!file.is_ok()) return error_at(node.find("calibration")->mark(), file.status().message());
+    if (file->frontend_s) out->frontend_s = *file->frontend_s;
+  }
   return Status::ok();
 }
 

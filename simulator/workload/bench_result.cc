@@ -33,7 +33,8 @@ StatusOr<const json*> list_of(const json& root, const std::string& path, const c
   const auto it = root.find(key);
   if (it == root.end()) {
     return error(path, fmt::format("no '{}': not a `vllm bench serve --save-result "
-                                   "--save-detailed` file (without --save-detailed the "
+                                   "--save-detailed` or `sglang.bench_serving --output-details` "
+                                   "result (without --save-detailed / --output-details the "
                                    "per-request lists are left out)",
                                    key));
   }
@@ -104,25 +105,11 @@ Status read_request(const json& inputs, const json& outputs, const json& ttfts, 
   return Status::ok();
 }
 
-}  // namespace
-
-StatusOr<BenchResult> read_bench_result(const std::string& path, const std::string& text) {
-  std::string contents = text;
-  if (contents.empty()) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Status::not_found(fmt::format("{}: cannot open the benchmark result", path));
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    contents = buffer.str();
-  }
-  json root;
-  try {
-    root = json::parse(contents);
-  } catch (const json::parse_error& e) {
-    return error(path + ":" + position_of(contents, e.byte), "not valid JSON");
-  }
+// One result object (`where` names it in messages).
+StatusOr<BenchResult> read_result_object(const json& root, const std::string& path) {
   if (!root.is_object()) return error(path, "expected a JSON object (a vllm bench serve result)");
   BenchResult out;
+  out.name = path;
   KVSIM_RETURN_IF_ERROR(read_settings(root, path, &out));
   KVSIM_ASSIGN_OR_RETURN(const json* inputs, list_of(root, path, "input_lens", 0));
   const size_t n = inputs->size();
@@ -149,6 +136,91 @@ StatusOr<BenchResult> read_bench_result(const std::string& path, const std::stri
     }
   }
   return out;
+}
+
+// Each non-blank line an object, named path:LINE.
+StatusOr<std::vector<BenchResult>> read_json_lines(const std::string& path,
+                                                   const std::string& contents) {
+  std::vector<BenchResult> results;
+  std::istringstream lines(contents);
+  std::string line;
+  for (size_t number = 1; std::getline(lines, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = fmt::format("{}:{}", path, number);
+    json root;
+    try {
+      root = json::parse(line);
+    } catch (const json::parse_error& e) {
+      return error(fmt::format("{}:{}", where, e.byte), "not valid JSON");
+    }
+    KVSIM_ASSIGN_OR_RETURN(BenchResult result, read_result_object(root, where));
+    results.push_back(std::move(result));
+  }
+  return results;
+}
+
+// Python's json writes the floats JSON has no word for bare: Infinity (SGLang's request_rate of
+// inf) becomes "inf", -Infinity and NaN null. Strings are left as they are.
+std::string without_python_numbers(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    const std::string_view rest = std::string_view(text).substr(i);
+    if (rest.substr(0, 9) == "-Infinity") {
+      out += "null";
+      i += 8;
+    } else if (rest.substr(0, 8) == "Infinity") {
+      out += "\"inf\"";
+      i += 7;
+    } else if (rest.substr(0, 3) == "NaN") {
+      out += "null";
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<std::vector<BenchResult>> read_bench_results(const std::string& path,
+                                                      const std::string& text) {
+  std::string contents = text;
+  if (contents.empty()) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Status::not_found(fmt::format("{}: cannot open the benchmark result", path));
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    contents = buffer.str();
+  }
+  contents = without_python_numbers(contents);
+  json root;
+  try {
+    root = json::parse(contents);
+  } catch (const json::parse_error& e) {
+    // One object per line (SGLang's --output-file appends a line per run)?
+    const size_t first_end = contents.find('\n', contents.find_first_not_of(" \t\r\n"));
+    if (first_end == std::string::npos ||
+        !json::accept(std::string_view(contents).substr(0, first_end))) {
+      return error(path + ":" + position_of(contents, e.byte), "not valid JSON");
+    }
+    return read_json_lines(path, contents);
+  }
+  KVSIM_ASSIGN_OR_RETURN(BenchResult result, read_result_object(root, path));
+  return std::vector<BenchResult>{std::move(result)};
 }
 
 Status write_bench_trace(const BenchResult& result, uint64_t seed, const std::string& path) {

@@ -10,9 +10,14 @@
 //                 input_lens, output_lens, ttfts (s), itls (s, a list per request), errors
 //                                (per request; a non-empty one is a failed request, left out),
 //                 start_times    s, optional (newer releases): when each request was sent
-// A file without the per-request lists (saved without --save-detailed, or another tool's) is an
-// error naming the missing key and the flag; lists of different lengths, or a value of the
-// wrong type, name the key and the request's index. Syntax errors name line:column.
+// SGLang's `python -m sglang.bench_serving --output-file F --output-details` writes the same keys
+// (sglang/bench_serving.py: its result dict merged with the per-request lists), one JSON line
+// per run appended, its rate of inf as Python's bare Infinity: a file of several lines is
+// several runs, named file:LINE, and Infinity reads as "inf" (NaN and -Infinity as null).
+// A file without the per-request lists (saved without --save-detailed / --output-details, or
+// another tool's) is an error naming the missing key and the flag; lists of different lengths,
+// or a value of the wrong type, name the key and the request's index. Syntax errors name
+// line:column.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +38,7 @@ struct BenchRequest {
 };
 
 struct BenchResult {
+  std::string name;  // the file, or file:LINE for one line of several
   std::string model_id;
   std::string backend;
   double request_rate = 0;  // per second; 0 = "inf"
@@ -43,8 +49,10 @@ struct BenchResult {
   uint64_t failed = 0;                 // left out: a non-empty error
 };
 
-// Reads `path`; `text` when not empty stands for its contents (tests), `path` then names it.
-StatusOr<BenchResult> read_bench_result(const std::string& path, const std::string& text = "");
+// Reads the runs of `path`: one JSON object, or one per line; `text` when not empty stands for
+// its contents (tests), `path` then names it.
+StatusOr<std::vector<BenchResult>> read_bench_results(const std::string& path,
+                                                      const std::string& text = "");
 
 // The requests as the client sent them, as a csv trace (arrival_s,prompt_tokens,output_tokens;
 // simulator/workload/trace_reader.h) at `path`: at the times the client recorded (start_times,

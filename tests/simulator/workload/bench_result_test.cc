@@ -11,6 +11,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// The file's one run.
+StatusOr<BenchResult> read_bench_result(const std::string& path, const std::string& text = "") {
+  KVSIM_ASSIGN_OR_RETURN(std::vector<BenchResult> results, read_bench_results(path, text));
+  if (results.size() != 1) return Status::invalid_argument("expected one run");
+  return std::move(results.front());
+}
+
 // The shape vllm/benchmarks/serve.py writes (keys trimmed to those read, plus one it ignores).
 constexpr char kResult[] = R"({
   "backend": "vllm", "model_id": "Qwen/Qwen3-8B", "num_prompts": 3,
@@ -47,6 +54,28 @@ TEST(BenchResult, AnInfiniteRateAndNoLimitAreABurst) {
   ASSERT_TRUE(result.is_ok()) << result.status().message();
   EXPECT_EQ(result->request_rate, 0.0);
   EXPECT_EQ(result->max_concurrency, 0u);
+}
+
+// SGLang's bench_serving appends a line per run, its rate of inf as Python writes it.
+TEST(BenchResult, AJsonLinesFileIsARunALineAndPythonsInfinityReadsAsInf) {
+  const std::string sglang =
+      R"({"backend": "sglang", "request_rate": Infinity, "max_concurrency": 4, "duration": 1.5,)"
+      R"( "std_itl_ms": NaN, "input_lens": [10, 20], "output_lens": [2, 2], "ttfts": [0.1, 0.2],)"
+      R"( "itls": [[0.01], [0.02]], "errors": ["", ""], "generated_texts": ["Infinity", "x"]})";
+  std::string second = sglang;
+  second.replace(second.find("Infinity"), 8, "2.0");
+  auto results = read_bench_results("runs.jsonl", sglang + "\n" + second + "\n");
+  ASSERT_TRUE(results.is_ok()) << results.status().message();
+  ASSERT_EQ(results->size(), 2u);
+  EXPECT_EQ((*results)[0].name, "runs.jsonl:1");
+  EXPECT_EQ((*results)[0].request_rate, 0.0);
+  EXPECT_EQ((*results)[0].max_concurrency, 4u);
+  EXPECT_EQ((*results)[1].name, "runs.jsonl:2");
+  EXPECT_EQ((*results)[1].request_rate, 2.0);
+  EXPECT_EQ((*results)[1].requests.size(), 2u);
+  auto bad = read_bench_results("runs.jsonl", sglang + "\n{\"input_lens\": [1]}\n");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("runs.jsonl:2: no 'output_lens'"));
 }
 
 TEST(BenchResult, FilesItCannotUseSayWhy) {
