@@ -115,11 +115,11 @@ void KvCacheCoordinator::group_hashes(size_t g, std::span<const BlockHash> hashe
 }
 
 void KvCacheCoordinator::add_request(RequestId id, uint64_t num_prompt_tokens,
-                                     std::span<const BlockHash> block_hashes) {
-  if (!hybrid()) return groups_[0].add_request(id, num_prompt_tokens, block_hashes);
+                                     std::span<const BlockHash> block_hashes, uint64_t max_tokens) {
+  if (!hybrid()) return groups_[0].add_request(id, num_prompt_tokens, block_hashes, max_tokens);
   for (size_t g = 0; g < groups_.size(); ++g) {
     group_hashes(g, block_hashes, &scratch_hashes_);
-    groups_[g].add_request(id, num_prompt_tokens, scratch_hashes_);
+    groups_[g].add_request(id, num_prompt_tokens, scratch_hashes_, max_tokens);
   }
 }
 

@@ -71,7 +71,7 @@ class KvCacheCoordinator {
 
   // ---- requests: KvCacheManager's contract, for every group at once ---------------------
   void add_request(RequestId id, uint64_t num_prompt_tokens,
-                   std::span<const BlockHash> block_hashes);
+                   std::span<const BlockHash> block_hashes, uint64_t max_tokens = 0);
   void get_computed_blocks(RequestId id, PrefixHit* hit) const;
   std::optional<SlotAllocation> allocate_slots(RequestId id, uint64_t num_new_tokens) {
     return allocate_slots(id, num_new_tokens, PrefixHit{});

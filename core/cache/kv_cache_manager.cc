@@ -86,6 +86,7 @@ KvCacheManager::RequestState& KvCacheManager::new_state(RequestId id) {
   s.num_cached_blocks = 0;
   s.trim_cursor = 0;
   s.num_host_blocks = 0;
+  s.max_blocks = 0;
   s.swapped = false;
   return s;
 }
@@ -97,11 +98,14 @@ void KvCacheManager::release_slot(RequestId id) {
 }
 
 void KvCacheManager::add_request(RequestId id, uint64_t num_prompt_tokens,
-                                 std::span<const BlockHash> block_hashes) {
+                                 std::span<const BlockHash> block_hashes, uint64_t max_tokens) {
   KVSIM_CHECK(block_hashes.size() <= num_prompt_tokens / block_size_,
               "more block hashes than full prompt blocks");
   RequestState& s = new_state(id);
   s.num_known_tokens = num_prompt_tokens;
+  s.max_blocks = static_cast<uint32_t>(
+      std::min<uint64_t>(ceil_div(max_tokens, block_size_), pool_->num_blocks()));
+  s.hashes.reserve(std::max<uint64_t>(s.max_blocks, block_hashes.size()));
   s.hashes.assign(block_hashes.begin(), block_hashes.end());
 }
 
@@ -190,6 +194,7 @@ std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id, uint6
   }
 
   SlotAllocation result;
+  if (s.table.capacity() < s.max_blocks) s.table.reserve(s.max_blocks);  // once, when admitted
   if (plan.trim_end > plan.trim_begin) {
     result.num_trimmed_blocks = apply_trim(s, plan.trim_begin, plan.trim_end);
   }

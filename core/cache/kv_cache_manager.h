@@ -201,9 +201,10 @@ class KvCacheManager {
   // ---- requests -------------------------------------------------------------------------
   // Registers a waiting request holding no blocks. `block_hashes`: hashes of its full prompt
   // blocks (may be fewer, or none: uncached content), at most num_prompt_tokens / block_size.
-  // The id must be new.
+  // The id must be new. `max_tokens`, when known (prompt + output), sizes the request's block
+  // table and hash list once, so that they do not grow (copying) as it decodes.
   void add_request(RequestId id, uint64_t num_prompt_tokens,
-                   std::span<const BlockHash> block_hashes);
+                   std::span<const BlockHash> block_hashes, uint64_t max_tokens = 0);
   bool has_request(RequestId id) const { return index_.find(id) != FlatIdMap::kEmpty; }
 
   // The longest prefix of the request's known blocks that is cached, capped so that at least
@@ -318,6 +319,7 @@ class KvCacheManager {
     uint32_t num_cached_blocks = 0;  // table entries [0, n) have been offered to the cache
     uint32_t trim_cursor = 0;        // blocks below this were examined by the O(1) trim
     uint32_t num_host_blocks = 0;    // > 0 only while swapped out
+    uint32_t max_blocks = 0;         // the table's size at most, when known (add_request)
     bool swapped = false;
   };
 

@@ -181,7 +181,8 @@ bool Engine::admit(const RequestSpec& spec, const std::vector<BlockHash>* hashes
     prompt_block_hashes(spec, config_.cache.block_size, &hashes_);
   }
   request.num_hashes = static_cast<uint32_t>(hashes_.size());
-  cache_.add_request(request.id, request.prompt_tokens, hashes_);
+  cache_.add_request(request.id, request.prompt_tokens, hashes_,
+                     uint64_t{request.prompt_tokens} + request.output_tokens);
   request.phase = RequestPhase::kWaiting;
   const uint32_t slot = requests_.add(request);
   if (config_.async_scheduling && busy_) {
@@ -352,7 +353,8 @@ bool Engine::admit_remote(const SimRequest& sent, uint32_t from_replica, uint32_
   request.remote_kv = true;
   if (!config_.scheduler.prefix_caching) hashes = {};
   request.num_hashes = static_cast<uint32_t>(hashes.size());
-  cache_.add_request(request.id, request.prompt_tokens, hashes);
+  cache_.add_request(request.id, request.prompt_tokens, hashes,
+                     uint64_t{request.prompt_tokens} + request.output_tokens);
   scheduler_.add_waiting(requests_.add(request));
   ++stats_.received;
   ++in_system_;
