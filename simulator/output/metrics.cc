@@ -28,33 +28,12 @@ nlohmann::ordered_json latency_json(const LatencySummary& s) {
   return {{"mean", s.mean}, {"p50", s.p50}, {"p90", s.p90}, {"p99", s.p99}};
 }
 
-double quantile_sorted(const std::vector<double>& sorted, double p) {
-  const double h = static_cast<double>(sorted.size() - 1) * p;
-  const auto lo = static_cast<size_t>(std::floor(h));
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
-}
-
-LatencySummary summarize_latencies(std::vector<double>* values) {
-  LatencySummary s;
-  s.count = values->size();
-  if (values->empty()) return s;
-  std::sort(values->begin(), values->end());
-  long double sum = 0;
-  for (double v : *values) sum += v;
-  s.mean = static_cast<double>(sum / static_cast<long double>(values->size()));
-  s.p50 = quantile_sorted(*values, 0.50);
-  s.p90 = quantile_sorted(*values, 0.90);
-  s.p99 = quantile_sorted(*values, 0.99);
-  return s;
-}
-
 void MetricsCollector::on_request_finished(const RequestRecord& r) {
   const RequestLatency latency = latency_of(r);
-  ttft_s_.push_back(latency.ttft_s);
-  e2e_s_.push_back(latency.e2e_s);
-  queue_s_.push_back(latency.queue_s);
-  if (latency.tpot_s) tpot_s_.push_back(*latency.tpot_s);
+  ttft_s_.add(latency.ttft_s);
+  e2e_s_.add(latency.e2e_s);
+  queue_s_.add(latency.queue_s);
+  if (latency.tpot_s) tpot_s_.add(*latency.tpot_s);
   prompt_tokens_ += r.prompt_tokens;
   cached_prompt_tokens_ += r.cached_prompt_tokens;
   output_tokens_ += r.output_tokens;
@@ -78,10 +57,10 @@ Summary MetricsCollector::build(const RunInfo& info, const EngineStats& stats,
   s.output_tokens_per_s = ratio(static_cast<double>(output_tokens_), s.sim_duration_s);
   s.total_tokens_per_s =
       ratio(static_cast<double>(prompt_tokens_ + output_tokens_), s.sim_duration_s);
-  s.ttft_s = summarize_latencies(&ttft_s_);
-  s.tpot_s = summarize_latencies(&tpot_s_);
-  s.e2e_s = summarize_latencies(&e2e_s_);
-  s.queue_s = summarize_latencies(&queue_s_);
+  s.ttft_s = ttft_s_.summary();
+  s.tpot_s = tpot_s_.summary();
+  s.e2e_s = e2e_s_.summary();
+  s.queue_s = queue_s_.summary();
   s.preemptions_recompute = stats.preemptions_recompute;
   s.preemptions_swap = stats.preemptions_swap;
   s.preemptions = s.preemptions_recompute + s.preemptions_swap;

@@ -39,18 +39,10 @@
 
 #include "simulator/engine/engine.h"
 #include "simulator/engine/sim_observer.h"
+#include "simulator/output/latency_samples.h"
 
 namespace kvsim::sim {
 
-struct LatencySummary {
-  uint64_t count = 0;
-  double mean = 0, p50 = 0, p90 = 0, p99 = 0;
-};
-
-// Sorts *values and summarizes them (zeros when empty).
-LatencySummary summarize_latencies(std::vector<double>* values);
-// The p-quantile (0..1) of sorted values, linear interpolation. Precondition: not empty.
-double quantile_sorted(const std::vector<double>& sorted, double p);
 // {mean, p50, p90, p99} as JSON.
 nlohmann::ordered_json latency_json(const LatencySummary& summary);
 
@@ -122,11 +114,11 @@ class MetricsCollector final : public SimObserver {
  public:
   void on_request_finished(const RequestRecord& request) override;
 
-  // Builds the summary (sorts the latency vectors; call once, after the run).
+  // Builds the summary (sorts the latencies kept; call once, after the run).
   Summary build(const RunInfo& info, const EngineStats& stats, const WorkloadStats& workload);
 
  private:
-  std::vector<double> ttft_s_, tpot_s_, e2e_s_, queue_s_;
+  LatencySamples ttft_s_, tpot_s_, e2e_s_, queue_s_;
   uint64_t prompt_tokens_ = 0, cached_prompt_tokens_ = 0, output_tokens_ = 0;
 };
 

@@ -21,9 +21,9 @@ size_t StageCollector::stage_of(int64_t arrival_ns) const {
 void StageCollector::on_request_finished(const RequestRecord& r) {
   Stage& stage = stages_[stage_of(r.arrival_ns)];
   const RequestLatency latency = latency_of(r);
-  stage.ttft_s.push_back(latency.ttft_s);
-  stage.e2e_s.push_back(latency.e2e_s);
-  if (latency.tpot_s) stage.tpot_s.push_back(*latency.tpot_s);
+  stage.ttft_s.add(latency.ttft_s);
+  stage.e2e_s.add(latency.e2e_s);
+  if (latency.tpot_s) stage.tpot_s.add(*latency.tpot_s);
   stage.output_tokens += r.output_tokens;
   stage.last_finish_ns = std::max(stage.last_finish_ns, *r.finish_ns);
 }
@@ -41,11 +41,11 @@ std::vector<StageSummary> StageCollector::build() {
     const int64_t start_ns = i == 0 ? 0 : ends_ns_[i - 1];
     s.start_s = ns_to_s(start_ns);
     s.end_s = ns_to_s(ends_ns_[i]);
-    s.completed = stage.e2e_s.size();
+    s.completed = stage.e2e_s.count();
     s.dropped = stage.dropped;
-    s.ttft_s = summarize_latencies(&stage.ttft_s);
-    s.tpot_s = summarize_latencies(&stage.tpot_s);
-    s.e2e_s = summarize_latencies(&stage.e2e_s);
+    s.ttft_s = stage.ttft_s.summary();
+    s.tpot_s = stage.tpot_s.summary();
+    s.e2e_s = stage.e2e_s.summary();
     const double span_s = ns_to_s(stage.last_finish_ns - start_ns);
     s.output_tokens_per_s = span_s > 0 ? static_cast<double>(stage.output_tokens) / span_s : 0;
     out.push_back(s);

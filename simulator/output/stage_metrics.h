@@ -34,7 +34,7 @@ class StageCollector final : public SimObserver {
 
  private:
   struct Stage {
-    std::vector<double> ttft_s, tpot_s, e2e_s;
+    LatencySamples ttft_s, tpot_s, e2e_s;
     uint64_t dropped = 0, output_tokens = 0;
     int64_t last_finish_ns = 0;
   };
