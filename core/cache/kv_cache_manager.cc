@@ -184,6 +184,17 @@ std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id, uint6
                                                              uint64_t num_lookahead_tokens) {
   RequestState& s = state(id);
   KVSIM_CHECK(!s.swapped, "allocate_slots() of a swapped-out request");
+  // Most calls are a running request's decode whose slots fit in the blocks it holds: no block
+  // moves, only the counts (what the general path below does then: no trim without retention,
+  // no copy-on-write without a fork, no prefix query for a request holding slots).
+  if (hit.blocks.empty() && retention_ == nullptr && !forked_ && s.num_tokens > 0 &&
+      ceil_div(s.num_tokens + num_new_tokens + num_lookahead_tokens, block_size_) <=
+          s.table.size()) {
+    s.num_tokens += num_new_tokens;
+    s.num_known_tokens = std::max(s.num_known_tokens, s.num_tokens);
+    register_full_blocks(s);
+    return SlotAllocation{};
+  }
   const uint32_t num_computed_blocks = hit.num_blocks();
   KVSIM_CHECK(
       num_computed_blocks == 0 || (s.num_tokens == 0 && num_computed_blocks <= s.hashes.size()),
@@ -296,6 +307,7 @@ void KvCacheManager::fork(RequestId parent, RequestId child) {
   KVSIM_CHECK(!state(parent).swapped, "fork() of a swapped-out request");
   KVSIM_CHECK(state(parent).table.size() <= ceil_div(state(parent).num_tokens, block_size_),
               "fork() of a request holding lookahead slots");
+  forked_ = true;  // blocks may now be shared partly filled: allocate_slots checks for copies
   RequestState& c = new_state(child);  // may move states_: look the parent up afterwards
   const RequestState& p = state(parent);
   c.table.assign(p.table.begin(), p.table.end());

@@ -365,6 +365,7 @@ class KvCacheManager {
   std::shared_ptr<BlockPool> pool_;  // shared by the managers of a hybrid model's groups
   std::vector<RequestState> states_;
   std::vector<uint32_t> free_states_;  // recycled slots of states_
+  bool forked_ = false;                // fork() was called: partly filled blocks may be shared
   FlatIdMap index_;                    // request id -> slot in states_
   uint32_t num_host_blocks_;
   uint32_t num_host_used_blocks_ = 0;
