@@ -377,9 +377,9 @@ void Cluster::start_kv_transfer(uint32_t decode, uint32_t slot, uint32_t num_blo
   events_.push(end, EventKind::kKvTransferEnd, index, kClusterTarget);
   ++stats_.kv_transfers;
   stats_.kv_transfer_bytes += bytes;
-  stats_.kv_transfer_s.push_back(seconds_of(end - start));
-  stats_.kv_queue_s.push_back(seconds_of(start - now));
-  stats_.kv_block_wait_s.push_back(seconds_of(now - *request.prefilled_ns));
+  stats_.kv_transfer_s.add(seconds_of(end - start));
+  stats_.kv_queue_s.add(seconds_of(start - now));
+  stats_.kv_block_wait_s.add(seconds_of(now - *request.prefilled_ns));
   KvLinkStats& link = stats_.links[prefill * engines_.size() + decode];
   ++link.transfers;
   link.bytes += bytes;

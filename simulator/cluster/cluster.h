@@ -51,6 +51,7 @@
 #include "simulator/cluster/kv_tiers.h"
 #include "simulator/cluster/router.h"
 #include "simulator/engine/engine.h"
+#include "simulator/output/latency_samples.h"
 
 namespace kvsim::sim {
 
@@ -117,10 +118,11 @@ struct ClusterStats {
   long double in_system_ns = 0;  // integral of requests in the system (arrived, not done)
   uint64_t kv_transfers = 0;
   uint64_t kv_transfer_bytes = 0;
-  std::vector<double> kv_transfer_s;    // per transfer: end - start
-  std::vector<double> kv_queue_s;       // per transfer: start - ready (waiting for the ports)
-  std::vector<double> kv_block_wait_s;  // per transfer: ready - prefill end (decode blocks)
-  std::vector<KvLinkStats> links;       // [prefill * replicas + decode]
+  // Per transfer (bounded memory: simulator/output/latency_samples.h):
+  LatencySamples kv_transfer_s;    // end - start
+  LatencySamples kv_queue_s;       // start - ready (waiting for the ports)
+  LatencySamples kv_block_wait_s;  // ready - prefill end (decode blocks)
+  std::vector<KvLinkStats> links;  // [prefill * replicas + decode]
   // Prompt tokens of finished requests, and those their first admission hit in HBM and in
   // each lower tier (prefix_cache_hit_rate_by_tier).
   uint64_t prompt_tokens = 0;

@@ -86,9 +86,9 @@ TierSummary summarize_tier(const Cluster& cluster, size_t t) {
   return out;
 }
 
-LatencySummary summarize_copy(const std::vector<double>& values) {
-  std::vector<double> copy = values;
-  return summarize_latencies(&copy);
+LatencySummary summarize_copy(const LatencySamples& samples) {
+  LatencySamples copy = samples;
+  return copy.summary();
 }
 
 // Every replica's requests that waited for tier loads (replica order, then request order).
