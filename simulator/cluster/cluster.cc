@@ -217,7 +217,8 @@ Status Cluster::build_tiers() {
     const TierChunking chunking{chunks[r], config_.tier_write_policy};
     replica_tiers_.push_back(std::make_unique<ReplicaTiers>(
         stacks[r], std::move(paths), config_.replicas[r].kv_bytes_per_block,
-        engines_[r]->config().cache.block_size, r, chunking, &engines_[r]->cache().pool()));
+        engines_[r]->config().cache.block_size, r, chunking, &engines_[r]->cache().pool(),
+        &stats_.tier_load_wait_s));
     engines_[r]->add_connector(replica_tiers_[r].get());
     if (on_evict) engines_[r]->set_eviction_sink(replica_tiers_[r].get());
   }

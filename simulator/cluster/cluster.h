@@ -122,6 +122,8 @@ struct ClusterStats {
   LatencySamples kv_transfer_s;    // end - start
   LatencySamples kv_queue_s;       // start - ready (waiting for the ports)
   LatencySamples kv_block_wait_s;  // ready - prefill end (decode blocks)
+  // Per request that waited for lower-tier loads, every replica's: its wait.
+  LatencySamples tier_load_wait_s;
   std::vector<KvLinkStats> links;  // [prefill * replicas + decode]
   // Prompt tokens of finished requests, and those their first admission hit in HBM and in
   // each lower tier (prefix_cache_hit_rate_by_tier).

@@ -91,16 +91,6 @@ LatencySummary summarize_copy(const LatencySamples& samples) {
   return copy.summary();
 }
 
-// Every replica's requests that waited for tier loads (replica order, then request order).
-LatencySummary summarize_load_waits(const Cluster& cluster) {
-  std::vector<double> waits;
-  for (size_t r = 0; r < cluster.num_replicas(); ++r) {
-    if (cluster.replica_tiers(r) == nullptr) continue;
-    for (int64_t ns : cluster.replica_tiers(r)->load_waits_ns()) waits.push_back(ns_to_s(ns));
-  }
-  return summarize_latencies(&waits);
-}
-
 }  // namespace
 
 ClusterSummary summarize_cluster(const Cluster& cluster) {
@@ -116,7 +106,7 @@ ClusterSummary summarize_cluster(const Cluster& cluster) {
   }
   for (size_t t = 0; t < config.tiers.size(); ++t) out.tiers.push_back(summarize_tier(cluster, t));
   out.tier_write_through = config.tier_write_policy == TierWritePolicy::kWriteThrough;
-  out.tier_load_wait_s = summarize_load_waits(cluster);
+  out.tier_load_wait_s = summarize_copy(stats.tier_load_wait_s);
   const size_t n = cluster.num_replicas();
   for (size_t i = 0; i < stats.links.size(); ++i) {
     const KvLinkStats& link = stats.links[i];

@@ -6,6 +6,7 @@
 #include "core/base/check.h"
 #include "core/base/checked_math.h"
 #include "core/base/prefetch.h"
+#include "core/base/units.h"
 
 namespace kvsim::sim {
 
@@ -16,7 +17,7 @@ int64_t transfer_ns(uint64_t bytes, double bytes_per_s, int64_t latency_ns) {
 
 ReplicaTiers::ReplicaTiers(std::vector<TierPool*> tiers, std::vector<TierPath> paths,
                            uint64_t bytes_per_block, uint32_t block_size, uint32_t replica,
-                           TierChunking chunking, const BlockPool* hbm)
+                           TierChunking chunking, const BlockPool* hbm, LatencySamples* load_waits)
     : tiers_(std::move(tiers)),
       paths_(std::move(paths)),
       load_queues_(tiers_.size()),
@@ -27,10 +28,12 @@ ReplicaTiers::ReplicaTiers(std::vector<TierPool*> tiers, std::vector<TierPath> p
       replica_(replica),
       chunk_(chunking.blocks_per_chunk),
       write_policy_(chunking.write_policy),
-      hbm_(hbm) {
+      hbm_(hbm),
+      load_waits_(load_waits) {
   KVSIM_CHECK(!tiers_.empty() && tiers_.size() <= kMaxLowerTiers, "1 to 4 lower tiers");
   KVSIM_CHECK(paths_.size() == tiers_.size(), "one path per tier");
   KVSIM_CHECK(chunk_ >= 1 && hbm_ != nullptr, "tiers need a chunk size and the HBM pool");
+  KVSIM_CHECK(load_waits_ != nullptr, "tiers need a tally of load waits");
   for (const TierPath& path : paths_) KVSIM_CHECK(path.bytes_per_s > 0, "tier bandwidth <= 0");
 }
 
@@ -140,7 +143,7 @@ void ReplicaTiers::start(uint32_t slot, SimRequest& request, const ExternalKv& k
     transfers.wait_for(slot, record_of(request, TransferKind::kTierLoad, t, now, span, chunks));
     last_end = std::max(last_end, span.end_ns);
   }
-  if (last_end > now) load_waits_ns_.push_back(last_end - now);
+  if (last_end > now) load_waits_->add(ns_to_s(last_end - now));
 }
 
 uint32_t ReplicaTiers::num_full_chunks(const SimRequest& request,

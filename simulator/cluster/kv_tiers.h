@@ -76,6 +76,7 @@
 #include "simulator/cluster/tier_policy.h"
 #include "simulator/engine/kv_connector.h"
 #include "simulator/engine/sim_request.h"
+#include "simulator/output/latency_samples.h"
 
 namespace kvsim::sim {
 
@@ -107,9 +108,11 @@ class ReplicaTiers final : public KvConnector, public EvictionSink {
   // `tiers` top to bottom (owned by the cluster; at most kMaxLowerTiers), one path each.
   // `bytes_per_block`: KV bytes of one block on every device of the replica together;
   // `block_size`: the replica's tokens per block; `replica`: its index (transfer records);
-  // `hbm`: the replica's device pool (where on_evict notes chunks).
+  // `hbm`: the replica's device pool (where on_evict notes chunks); `load_waits`: where each
+  // request's wait for its loads goes, in seconds (the cluster's, shared by its replicas).
   ReplicaTiers(std::vector<TierPool*> tiers, std::vector<TierPath> paths, uint64_t bytes_per_block,
-               uint32_t block_size, uint32_t replica, TierChunking chunking, const BlockPool* hbm);
+               uint32_t block_size, uint32_t replica, TierChunking chunking, const BlockPool* hbm,
+               LatencySamples* load_waits);
 
   // KvConnector (see above).
   KvMatch match(const SimRequest& request, std::span<const BlockHash> hashes, const PrefixHit& hit,
@@ -147,7 +150,6 @@ class ReplicaTiers final : public KvConnector, public EvictionSink {
   uint64_t offered(size_t t) const { return offered_[t]; }
   // Per request that loaded from a tier: its first admission to the end of its last load
   // (the time its prefill waited for the tiers: the TTFT the loads added), in request order.
-  const std::vector<int64_t>& load_waits_ns() const { return load_waits_ns_; }
   // Full chunks noted in HBM (on_evict with C > 1; 0 otherwise).
   uint32_t num_chunks_in_hbm() const { return in_hbm_.size(); }
 
@@ -178,13 +180,13 @@ class ReplicaTiers final : public KvConnector, public EvictionSink {
   std::vector<TierPath> paths_;
   std::vector<Queue> load_queues_, write_queues_;
   std::vector<uint64_t> offered_;
-  std::vector<int64_t> load_waits_ns_;
   uint64_t bytes_per_block_;
   uint32_t block_size_;
   uint32_t replica_;
   uint32_t chunk_;  // blocks per chunk
   TierWritePolicy write_policy_;
   const BlockPool* hbm_;
+  LatencySamples* load_waits_;      // the cluster's
   FlatIdMap in_hbm_;                // on_evict, C > 1: last-block hash of each noted chunk -> 1
   std::vector<BlockHash> written_;  // chunk keys of one write-through put
   std::vector<BlockHash> demoted_;  // chunk keys of one demotion
