@@ -64,6 +64,34 @@ void append_residuals(const BenchFigures& measured, const BenchFigures& simulate
   }
 }
 
+// The terms' values in the run's scenario, once the names are known to be settable there.
+StatusOr<std::vector<double>> start_values(const BenchReplay& run,
+                                           const std::vector<std::string>& terms) {
+  Scenario check = run.scenario();  // set_bench_terms says which name or kind is wrong
+  KVSIM_RETURN_IF_ERROR(set_bench_terms(terms, std::vector<double>(terms.size(), 0), &check));
+  KVSIM_ASSIGN_OR_RETURN(const SimulationSetup setup, prepare_simulation(run.scenario()));
+  return term_values(setup, terms);
+}
+
+// Levenberg-Marquardt in passes of finer steps (kFitSteps), each from the best so far.
+StatusOr<std::vector<double>> solve_in_passes(LeastSquaresProblem problem,
+                                              const std::vector<double>& start, int* iterations) {
+  KVSIM_ASSIGN_OR_RETURN(const std::vector<double> first, problem.residuals(start));
+  if (first.size() < start.size()) {
+    return Status::invalid_argument(
+        fmt::format("{} measured figures cannot fix {} terms", first.size(), start.size()));
+  }
+  LeastSquaresFit best{start, 0, 0};
+  for (const double r : first) best.cost += r * r;
+  for (const double step : kFitSteps) {
+    problem.relative_step = step;
+    KVSIM_ASSIGN_OR_RETURN(const LeastSquaresFit solved, least_squares(problem, best.values));
+    *iterations += solved.iterations;
+    if (solved.cost < best.cost) best = solved;
+  }
+  return best.values;
+}
+
 }  // namespace
 
 BenchFigures measured_figures(const BenchResult& result) {
@@ -157,13 +185,7 @@ StatusOr<BenchFit> fit_bench_runs(const std::vector<const BenchReplay*>& runs,
   }
   BenchFit fit;
   fit.terms = terms;
-  {
-    Scenario first = runs.front()->scenario();
-    KVSIM_RETURN_IF_ERROR(set_bench_terms(terms, std::vector<double>(terms.size(), 0), &first));
-    KVSIM_ASSIGN_OR_RETURN(const SimulationSetup setup,
-                           prepare_simulation(runs.front()->scenario()));
-    KVSIM_ASSIGN_OR_RETURN(fit.start, term_values(setup, terms));
-  }
+  KVSIM_ASSIGN_OR_RETURN(fit.start, start_values(*runs.front(), terms));
   LeastSquaresProblem problem;
   problem.absolute_step = kFitMinStep;
   for (const std::string& term : terms) {
@@ -180,20 +202,7 @@ StatusOr<BenchFit> fit_bench_runs(const std::vector<const BenchReplay*>& runs,
     }
     return residuals;
   };
-  KVSIM_ASSIGN_OR_RETURN(const std::vector<double> first, problem.residuals(fit.start));
-  if (first.size() < terms.size()) {
-    return Status::invalid_argument(
-        fmt::format("{} measured figures cannot fix {} terms", first.size(), terms.size()));
-  }
-  LeastSquaresFit best{fit.start, 0, 0};
-  for (const double r : first) best.cost += r * r;
-  for (const double step : kFitSteps) {
-    problem.relative_step = step;
-    KVSIM_ASSIGN_OR_RETURN(const LeastSquaresFit solved, least_squares(problem, best.values));
-    fit.iterations += solved.iterations;
-    if (solved.cost < best.cost) best = solved;
-  }
-  fit.fitted = best.values;
+  KVSIM_ASSIGN_OR_RETURN(fit.fitted, solve_in_passes(problem, fit.start, &fit.iterations));
   for (const BenchReplay* run : runs) {
     KVSIM_ASSIGN_OR_RETURN(const Summary before, run->run(terms, fit.start));
     KVSIM_ASSIGN_OR_RETURN(const Summary after, run->run(terms, fit.fitted));
