@@ -172,11 +172,7 @@ std::pair<double, double> held_out_median(const Runs& runs, const std::vector<bo
     after.push_back(std::abs(error_of(s.of(fit.after[i]), s.of(runs[i]->measured()))));
   }
   if (before.empty()) return {NAN, NAN};
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-  };
-  return {median(before), median(after)};
+  return {sim::summarize_latencies(&before).p50, sim::summarize_latencies(&after).p50};
 }
 
 void print_fit(const Runs& runs, const std::vector<bool>& fit_on, const sim::BenchFit& fit) {

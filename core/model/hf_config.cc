@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/base/json_text.h"
 #include "core/base/text_format.h"
 #include "core/config/yaml_io.h"
 #include "core/model/hf_architectures.h"
@@ -15,47 +16,6 @@ namespace kvsim {
 namespace {
 
 using nlohmann::json;
-
-// Python's json writes NaN, Infinity and -Infinity, which JSON does not have: replace them
-// outside strings by null padded with spaces, so every other position stays where it was.
-std::string without_non_finite(std::string_view text) {
-  std::string out(text);
-  bool in_string = false;
-  for (size_t i = 0; i < out.size(); ++i) {
-    const char c = out[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      continue;
-    }
-    for (std::string_view token : {"-Infinity", "Infinity", "NaN"}) {
-      if (out.compare(i, token.size(), token) != 0) continue;
-      const std::string replacement = token.size() >= 4 ? "null" : "0";
-      out.replace(i, token.size(),
-                  replacement + std::string(token.size() - replacement.size(), ' '));
-      break;
-    }
-  }
-  return out;
-}
-
-// "file:line:column" of a 1-based byte offset.
-std::string position(std::string_view text, const std::string& file, size_t byte) {
-  size_t line = 1, column = 1;
-  for (size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return fmt::format("{}:{}:{}", file, line, column);
-}
 
 StatusOr<json> parse_json(std::string_view text, const std::string& file) {
   const std::string clean = without_non_finite(text);
@@ -69,7 +29,7 @@ StatusOr<json> parse_json(std::string_view text, const std::string& file) {
     std::string what = error.what();
     const size_t colon = what.find(": ", what.find("parse error"));
     if (colon != std::string::npos) what = what.substr(colon + 2);
-    return Status::parse_error(position(clean, file, error.byte) + ": invalid JSON: " + what);
+    return Status::parse_error(text_position(clean, file, error.byte) + ": invalid JSON: " + what);
   } catch (const std::exception& error) {
     return Status::parse_error(file + ": invalid JSON: " + error.what());
   }

@@ -109,7 +109,8 @@ class ReplicaTiers final : public KvConnector, public EvictionSink {
   // `bytes_per_block`: KV bytes of one block on every device of the replica together;
   // `block_size`: the replica's tokens per block; `replica`: its index (transfer records);
   // `hbm`: the replica's device pool (where on_evict notes chunks); `load_waits`: where each
-  // request's wait for its loads goes, in seconds (the cluster's, shared by its replicas).
+  // request that loaded goes, in seconds from its first admission to the end of its last load
+  // (what its prefill waited: the TTFT the loads added; the cluster's, shared by its replicas).
   ReplicaTiers(std::vector<TierPool*> tiers, std::vector<TierPath> paths, uint64_t bytes_per_block,
                uint32_t block_size, uint32_t replica, TierChunking chunking, const BlockPool* hbm,
                LatencySamples* load_waits);
@@ -148,8 +149,6 @@ class ReplicaTiers final : public KvConnector, public EvictionSink {
   const TierPath& path(size_t t) const { return paths_[t]; }
   // Entries this replica put into tier t (demoted or written; for the conservation check).
   uint64_t offered(size_t t) const { return offered_[t]; }
-  // Per request that loaded from a tier: its first admission to the end of its last load
-  // (the time its prefill waited for the tiers: the TTFT the loads added), in request order.
   // Full chunks noted in HBM (on_evict with C > 1; 0 otherwise).
   uint32_t num_chunks_in_hbm() const { return in_hbm_.size(); }
 

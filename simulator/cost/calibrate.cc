@@ -130,14 +130,8 @@ StatusOr<CalibrationResult> calibrate(const std::vector<Measurement>& rows,
   Problem p{&rows, &inputs, start, cuda_graphs, {}};
   std::vector<double> values;
   for (const std::string& name : parameters) {
-    const auto& all = fit_parameters();
-    const auto found =
-        std::find_if(all.begin(), all.end(), [&](const FitParameter& f) { return f.name == name; });
-    if (found == all.end()) {
-      const Status unknown = set_fit_parameter(&p.start, name, 0);  // says what the names are
-      return unknown.is_ok() ? Status::invalid_argument("unknown parameter " + name) : unknown;
-    }
-    p.parameters.push_back(&*found);
+    KVSIM_ASSIGN_OR_RETURN(const FitParameter* parameter, find_fit_parameter(name));
+    p.parameters.push_back(parameter);
     values.push_back(get_fit_parameter(start, name));
   }
   if (rows.size() < parameters.size()) {

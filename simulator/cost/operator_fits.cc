@@ -195,28 +195,36 @@ const std::vector<FitParameter>& fit_parameters() {
   return kParameters;
 }
 
-Status set_fit_parameter(OperatorFit* fit, std::string_view name, double value) {
-  for (const FitParameter& p : fit_parameters()) {
-    if (p.name != name) continue;
-    if (!(value >= p.min && value <= p.max)) {
-      return Status::invalid_argument("parameter '" + std::string(name) +
-                                      "' = " + std::to_string(value) + " is outside [" +
-                                      std::to_string(p.min) + ", " + std::to_string(p.max) + "]");
-    }
-    p.field(*fit) = value;
-    return Status::ok();
-  }
+std::vector<std::string> fit_parameter_names() {
   std::vector<std::string> names;
   for (const FitParameter& p : fit_parameters()) names.emplace_back(p.name);
-  return Status::invalid_argument(unknown_name_message("cost-model parameter", name, names));
+  return names;
+}
+
+StatusOr<const FitParameter*> find_fit_parameter(std::string_view name) {
+  for (const FitParameter& p : fit_parameters()) {
+    if (p.name == name) return &p;
+  }
+  return Status::invalid_argument(
+      unknown_name_message("cost-model parameter", name, fit_parameter_names()));
+}
+
+Status set_fit_parameter(OperatorFit* fit, std::string_view name, double value) {
+  KVSIM_ASSIGN_OR_RETURN(const FitParameter* p, find_fit_parameter(name));
+  if (!(value >= p->min && value <= p->max)) {
+    return Status::invalid_argument("parameter '" + std::string(name) +
+                                    "' = " + std::to_string(value) + " is outside [" +
+                                    std::to_string(p->min) + ", " + std::to_string(p->max) + "]");
+  }
+  p->field(*fit) = value;
+  return Status::ok();
 }
 
 double get_fit_parameter(const OperatorFit& fit, std::string_view name) {
+  const auto p = find_fit_parameter(name);
+  if (!p.is_ok()) return 0;
   OperatorFit copy = fit;
-  for (const FitParameter& p : fit_parameters()) {
-    if (p.name == name) return p.field(copy);
-  }
-  return 0;
+  return (*p)->field(copy);
 }
 
 }  // namespace kvsim::sim

@@ -114,6 +114,9 @@ struct FitParameter {
   double min, max;  // the valid range
 };
 const std::vector<FitParameter>& fit_parameters();
+std::vector<std::string> fit_parameter_names();
+// The parameter called `name`; an unknown name is an error listing the valid ones.
+StatusOr<const FitParameter*> find_fit_parameter(std::string_view name);
 // Sets parameter `name`; an unknown name lists the valid ones, a value out of range is an
 // error naming the range.
 Status set_fit_parameter(OperatorFit* fit, std::string_view name, double value);

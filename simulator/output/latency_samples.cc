@@ -40,7 +40,7 @@ LatencySummary summarize_latencies(std::vector<double>* values) {
 
 void LatencySamples::add(double seconds) {
   ++count_;
-  if (buckets_.empty() && zeros_ == 0 && count_ <= exact_limit_) {
+  if (exact()) {
     values_.push_back(seconds);
     return;
   }

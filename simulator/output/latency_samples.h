@@ -36,8 +36,9 @@ class LatencySamples {
 
   void add(double seconds);
   uint64_t count() const { return count_; }
-  // Whether the summary is exact (no value was folded into the histogram).
-  bool exact() const { return buckets_.empty() && zeros_ == 0 && count_ <= exact_limit_; }
+  // Whether the summary is exact: the values are folded into the histogram from the first one
+  // past the limit on.
+  bool exact() const { return count_ <= exact_limit_; }
   // The summary; sorts the kept values (call once, after the run).
   LatencySummary summary();
 

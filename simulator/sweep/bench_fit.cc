@@ -25,16 +25,9 @@ constexpr double kFrontendMaxS = 1.0;  // a fit's range for the front end
 constexpr double kFitSteps[] = {3e-2, 1e-2, 3e-3};
 constexpr double kFitMinStep = 1e-4;  // and at least this (100 us of front end)
 
-const FitParameter* find_parameter(std::string_view name) {
-  for (const FitParameter& p : fit_parameters()) {
-    if (p.name == name) return &p;
-  }
-  return nullptr;
-}
-
 Status unknown_term(std::string_view name) {
   std::vector<std::string> names = {std::string(kFrontendTerm)};
-  for (const FitParameter& p : fit_parameters()) names.emplace_back(p.name);
+  for (std::string& parameter : fit_parameter_names()) names.push_back(std::move(parameter));
   return Status::invalid_argument(unknown_name_message("term to fit", name, names));
 }
 
@@ -164,7 +157,7 @@ Status set_bench_terms(const std::vector<std::string>& terms, const std::vector<
       config.frontend_s = values[i];
       continue;
     }
-    if (find_parameter(terms[i]) == nullptr) return unknown_term(terms[i]);
+    if (!find_fit_parameter(terms[i]).is_ok()) return unknown_term(terms[i]);
     if (config.kind != CostModelKind::kOperators) {
       return Status::invalid_argument(
           "'" + terms[i] + "' is a parameter of the operators cost model; the scenario's is " +
@@ -188,10 +181,10 @@ StatusOr<BenchFit> fit_bench_runs(const std::vector<const BenchReplay*>& runs,
   KVSIM_ASSIGN_OR_RETURN(fit.start, start_values(*runs.front(), terms));
   LeastSquaresProblem problem;
   problem.absolute_step = kFitMinStep;
-  for (const std::string& term : terms) {
-    const FitParameter* p = find_parameter(term);
-    problem.min.push_back(p != nullptr ? p->min : 0.0);
-    problem.max.push_back(p != nullptr ? p->max : kFrontendMaxS);
+  for (const std::string& term : terms) {  // set_bench_terms checked them (start_values)
+    const auto p = find_fit_parameter(term);
+    problem.min.push_back(p.is_ok() ? (*p)->min : 0.0);
+    problem.max.push_back(p.is_ok() ? (*p)->max : kFrontendMaxS);
   }
   problem.residuals = [&](const std::vector<double>& values) -> StatusOr<std::vector<double>> {
     std::vector<double> residuals;

@@ -7,21 +7,14 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/base/json_text.h"
+#include "simulator/io/atomic_file.h"
 #include "simulator/workload/random.h"
 
 namespace kvsim::sim {
 namespace {
 
 using nlohmann::json;
-
-// line:column of byte offset `byte` (1-based, as nlohmann counts) in `text`.
-std::string position_of(const std::string& text, size_t byte) {
-  const size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
-  const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + end, '\n'));
-  const size_t line_start = text.rfind('\n', end > 0 ? end - 1 : 0);
-  const size_t column = line_start == std::string::npos || end == 0 ? end + 1 : end - line_start;
-  return fmt::format("{}:{}", line, column);
-}
 
 Status error(const std::string& path, const std::string& what) {
   return Status::invalid_argument(fmt::format("{}: {}", path, what));
@@ -50,7 +43,7 @@ Status read_settings(const json& root, const std::string& path, BenchResult* out
   if (const auto rate = root.find("request_rate"); rate != root.end()) {
     if (rate->is_number() && rate->get<double>() > 0) {
       out->request_rate = rate->get<double>();
-    } else if (!(rate->is_string() && rate->get<std::string>() == "inf")) {
+    } else if (!rate->is_null() && !(rate->is_string() && rate->get<std::string>() == "inf")) {
       return error(path, "'request_rate' must be a positive number or \"inf\"");
     }
   }
@@ -105,7 +98,7 @@ Status read_request(const json& inputs, const json& outputs, const json& ttfts, 
   return Status::ok();
 }
 
-// One result object (`where` names it in messages).
+// One result object (`path` names it in messages: the file, or file:LINE).
 StatusOr<BenchResult> read_result_object(const json& root, const std::string& path) {
   if (!root.is_object()) return error(path, "expected a JSON object (a vllm bench serve result)");
   BenchResult out;
@@ -159,54 +152,15 @@ StatusOr<std::vector<BenchResult>> read_json_lines(const std::string& path,
   return results;
 }
 
-// Python's json writes the floats JSON has no word for bare: Infinity (SGLang's request_rate of
-// inf) becomes "inf", -Infinity and NaN null. Strings are left as they are.
-std::string without_python_numbers(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size()) {
-        out += text[++i];
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') in_string = true;
-    const std::string_view rest = std::string_view(text).substr(i);
-    if (rest.substr(0, 9) == "-Infinity") {
-      out += "null";
-      i += 8;
-    } else if (rest.substr(0, 8) == "Infinity") {
-      out += "\"inf\"";
-      i += 7;
-    } else if (rest.substr(0, 3) == "NaN") {
-      out += "null";
-      i += 2;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 StatusOr<std::vector<BenchResult>> read_bench_results(const std::string& path,
                                                       const std::string& text) {
   std::string contents = text;
   if (contents.empty()) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Status::not_found(fmt::format("{}: cannot open the benchmark result", path));
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    contents = buffer.str();
+    KVSIM_ASSIGN_OR_RETURN(contents, read_file(path));
   }
-  contents = without_python_numbers(contents);
+  contents = without_non_finite(contents);
   json root;
   try {
     root = json::parse(contents);
@@ -215,7 +169,7 @@ StatusOr<std::vector<BenchResult>> read_bench_results(const std::string& path,
     const size_t first_end = contents.find('\n', contents.find_first_not_of(" \t\r\n"));
     if (first_end == std::string::npos ||
         !json::accept(std::string_view(contents).substr(0, first_end))) {
-      return error(path + ":" + position_of(contents, e.byte), "not valid JSON");
+      return error(text_position(contents, path, e.byte), "not valid JSON");
     }
     return read_json_lines(path, contents);
   }

@@ -3,7 +3,7 @@
 // benchmark's result dict), the input of `kvsim calibrate --from-bench` (issue 38, item 5): the
 // workload the client sent, rebuilt, and what it measured per request.
 //
-//   keys read     request_rate   a number, or "inf" (every request eligible at t = 0)
+//   keys read     request_rate   a number, or "inf" or null (every request eligible at t = 0)
 //                 burstiness     the gamma shape of the gaps (1 = Poisson); default 1
 //                 max_concurrency  null or N (the client's in-flight limit)
 //                 duration       s;  model_id, backend: names, optional
@@ -13,7 +13,8 @@
 // SGLang's `python -m sglang.bench_serving --output-file F --output-details` writes the same keys
 // (sglang/bench_serving.py: its result dict merged with the per-request lists), one JSON line
 // per run appended, its rate of inf as Python's bare Infinity: a file of several lines is
-// several runs, named file:LINE, and Infinity reads as "inf" (NaN and -Infinity as null).
+// several runs, named file:LINE, and Python's non-finite numbers read as JSON's null
+// (core/base/json_text.h; a null rate is inf).
 // A file without the per-request lists (saved without --save-detailed / --output-details, or
 // another tool's) is an error naming the missing key and the flag; lists of different lengths,
 // or a value of the wrong type, name the key and the request's index. Syntax errors name
