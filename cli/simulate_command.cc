@@ -61,6 +61,16 @@ void print_text(const sim::SimulationSetup& setup, const sim::Summary& s) {
                   format_fixed(s.kv_usage_peak * 100, 1), format_fixed(s.kv_usage_mean * 100, 1),
                   format_fixed(s.prefix_cache_hit_rate * 100, 1),
                   format_bytes(static_cast<double>(s.swap_bytes)));
+  if (s.draft_tokens > 0) {
+    text += fmt::format("drafts   {} of {} accepted ({}%); {} tokens per verifying step\n",
+                        format_count(s.accepted_draft_tokens), format_count(s.draft_tokens),
+                        format_fixed(100.0 * static_cast<double>(s.accepted_draft_tokens) /
+                                         static_cast<double>(s.draft_tokens),
+                                     1),
+                        format_fixed(1 + static_cast<double>(s.accepted_draft_tokens) /
+                                             static_cast<double>(s.verify_steps),
+                                     2));
+  }
   text += sim::summary_reading(s);
   text += sim::stages_text(s.stages);
   if (s.extension != nullptr) text += s.extension->text();

@@ -133,6 +133,10 @@ void KvCacheCoordinator::append_block_hashes(RequestId id,
   }
 }
 
+void KvCacheCoordinator::rewind(RequestId id, uint64_t num_rejected) {
+  for (KvCacheManager& group : groups_) group.rewind(id, num_rejected);
+}
+
 void KvCacheCoordinator::free(RequestId id) {
   for (KvCacheManager& group : groups_) group.free(id);
 }

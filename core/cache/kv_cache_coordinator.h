@@ -94,6 +94,7 @@ class KvCacheCoordinator {
   uint64_t peak_blocks(uint64_t seq_len, uint64_t max_chunk_tokens) const;
   uint32_t min_blocks_to_admit() const { return static_cast<uint32_t>(groups_.size()); }
   void append_block_hashes(RequestId id, std::span<const BlockHash> block_hashes);
+  void rewind(RequestId id, uint64_t num_rejected);
   void free(RequestId id);
   void preempt(RequestId id);
   // Uniform models only (hybrid models are never swapped).

@@ -271,6 +271,15 @@ void KvCacheManager::append_block_hashes(RequestId id, std::span<const BlockHash
   if (!s.swapped) register_full_blocks(s);
 }
 
+void KvCacheManager::rewind(RequestId id, uint64_t num_rejected) {
+  RequestState& s = state(id);
+  KVSIM_CHECK(!s.swapped && num_rejected <= s.num_tokens &&
+                  (s.num_tokens - num_rejected) / block_size_ >= s.num_cached_blocks,
+              "rewind() past the request's slots or into a block in the prefix cache");
+  if (s.num_known_tokens == s.num_tokens) s.num_known_tokens -= num_rejected;
+  s.num_tokens -= num_rejected;
+}
+
 void KvCacheManager::release_table(RequestState& s) {
   if (s.swapped) {
     num_host_used_blocks_ -= s.num_host_blocks;

@@ -239,6 +239,14 @@ class KvCacheManager {
   // registers those already full.
   void append_block_hashes(RequestId id, std::span<const BlockHash> block_hashes);
 
+  // Speculative decoding's rejected drafts: the request's last num_rejected slots (given by
+  // the allocate_slots of the step that verified them) hold no token. Only the count moves
+  // back (vLLM's num_computed_tokens -= num_rejected); the table keeps its blocks, which the
+  // next steps' slots reuse. No rejected slot was offered to the prefix cache: a step's block
+  // is registered once its hash is appended, and the caller appends hashes only for blocks
+  // full of accepted tokens.
+  void rewind(RequestId id, uint64_t num_rejected);
+
   // Finished: releases the request's blocks tail first (host copies too) and forgets it.
   void free(RequestId id);
 

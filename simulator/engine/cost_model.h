@@ -52,7 +52,8 @@ struct BatchShape {
   uint64_t prefill_cross_pairs = 0;     // sum of q*c over prefill chunks (new x cached pairs)
   uint64_t decode_context_tokens = 0;   // sum of c over decodes (KV each decode reads)
   // Tokens the model samples (the LM head's rows): one per decode and per chunk that ends
-  // its request's known tokens; a chunk with more of the prompt to come samples nothing.
+  // its request's known tokens; a chunk with more of the prompt to come samples nothing; a
+  // speculative step verifying d drafts samples 1 + d.
   uint64_t sampled_tokens = 0;
 
   // The model's sliding window W, tokens (0 = no sliding layers: the window sums stay 0). Set
@@ -69,14 +70,16 @@ struct BatchShape {
   double window_prefill_causal_per_query = 0;
 
   // Adds one request computing `new_tokens_of_request` tokens after `context` attended cached
-  // tokens; `prefill`: a prompt chunk (else a decode); `sampled`: it samples a token.
-  void add(uint64_t new_tokens_of_request, uint64_t context, bool prefill, bool sampled) {
+  // tokens; `prefill`: a prompt chunk or any step of more than one token (a speculative
+  // verification of 1 + d tokens is costed as a chunk), else a decode; `sampled_rows`: the
+  // tokens it samples (true: one).
+  void add(uint64_t new_tokens_of_request, uint64_t context, bool prefill, uint64_t sampled_rows) {
     const uint64_t q = new_tokens_of_request;
     ++num_seqs;
     new_tokens += q;
     context_tokens += context;
     attention_pairs += q * context + q * (q + 1) / 2;
-    sampled_tokens += sampled ? 1 : 0;
+    sampled_tokens += sampled_rows;
     if (prefill) {
       prefill_tokens += q;
       ++num_prefill_chunks;

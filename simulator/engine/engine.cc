@@ -237,6 +237,9 @@ void Engine::handle_iteration_end() {
   const int64_t now = events_->now_ns();
   for (uint32_t slot : result_.first_tokens) requests_.at(slot).first_token_ns = now;
   stats_.output_tokens += result_.output_tokens;
+  stats_.draft_tokens += result_.draft_tokens;
+  stats_.accepted_draft_tokens += result_.accepted_draft_tokens;
+  stats_.verify_steps += result_.verify_steps;
   stats_.tokens_done += iteration_.shape.new_tokens;
   for (uint32_t slot : result_.finished) {
     const RequestRecord record = record_of(requests_.at(slot));
@@ -381,7 +384,11 @@ void Engine::mark_end(int64_t now_ns) {
 }
 
 void Engine::start_batch(int64_t start_ns) {
-  const int64_t duration = cost_model_->iteration_ns(plan_.shape);
+  int64_t duration = cost_model_->iteration_ns(plan_.shape);
+  if (draft_cost_model_ != nullptr && !plan_.draft_shape.empty()) {
+    duration += int64_t{config_.scheduler.speculative.num_speculative_tokens} *
+                draft_cost_model_->iteration_ns(plan_.draft_shape);
+  }
   KVSIM_CHECK(duration > 0, "a cost model returned a non-positive iteration time");
   iteration_ = IterationRecord{};
   iteration_.index = stats_.iterations++;

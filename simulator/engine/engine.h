@@ -93,9 +93,14 @@ struct EngineStats {
   // Tokens computed again after recompute preemptions lost them. Every run satisfies
   //   prefill_tokens + decode_tokens
   //     = sum(P + O - 1) - sum(prompt tokens cached at first admission) + recomputed_tokens
-  // over the requests admitted (all of them once the run ends, drops aside).
+  //       + (draft_tokens - accepted_draft_tokens)
+  // over the requests admitted (all of them once the run ends, drops aside). A speculative
+  // step of 1 + d tokens counts in prefill_tokens (it is costed as a chunk).
   uint64_t recomputed_tokens = 0;
-  uint64_t output_tokens = 0;        // output tokens sampled (all requests)
+  uint64_t output_tokens = 0;  // output tokens sampled (all requests)
+  uint64_t draft_tokens = 0;   // speculative drafts verified (counted in prefill_tokens)
+  uint64_t accepted_draft_tokens = 0;
+  uint64_t verify_steps = 0;         // a request's step that verified drafts
   uint64_t tokens_done = 0;          // tokens computed by iterations that have ended
   uint64_t handed_off = 0;           // prefill role: requests sent on to a decode instance
   uint64_t received = 0;             // decode role: remote requests taken over
@@ -143,6 +148,12 @@ class Engine final : private KvTransfers {
   // While run() runs, `stop` becoming true makes it return a cancelled Status within
   // progress_every_events events (checked where progress is reported). Null: never stops.
   void set_stop_flag(const std::atomic<bool>* stop) { stop_ = stop; }
+  // Speculative decoding with a draft network (config.scheduler.speculative): each iteration
+  // also runs the drafter's k passes over the requests that sampled (StepPlan::draft_shape),
+  // each timed by `draft`. Without one, drafting costs nothing (ngram's CPU lookup).
+  void set_draft_cost_model(std::unique_ptr<CostModel> draft) {
+    draft_cost_model_ = std::move(draft);
+  }
 
   // Runs the workload to the end (every request finished or dropped). A malformed trace row
   // or an observer's write error stops it with that Status.
@@ -228,7 +239,8 @@ class Engine final : private KvTransfers {
   EngineConfig config_;
   KvCacheCoordinator cache_;
   std::unique_ptr<CostModel> cost_model_;
-  std::unique_ptr<ArrivalFeed> feed_;  // alone; null in a cluster
+  std::unique_ptr<CostModel> draft_cost_model_;  // null: drafting takes no device time
+  std::unique_ptr<ArrivalFeed> feed_;            // alone; null in a cluster
   RequestTable requests_;
   Scheduler scheduler_;
   EventQueue own_events_;  // alone; a replica uses its cluster's

@@ -17,10 +17,11 @@ void StepPlan::clear() {
   dropped.clear();
   recomputed_tokens = 0;
   external.clear();
+  draft_shape = BatchShape{};
 }
 
 Scheduler::Scheduler(SchedulerLimits limits, KvCacheCoordinator* cache, RequestTable* requests)
-    : limits_(limits), cache_(cache), requests_(requests) {}
+    : limits_(limits), cache_(cache), requests_(requests), acceptance_(limits.speculative) {}
 
 void Scheduler::add_waiting(uint32_t slot) {
   SimRequest& request = requests_->at(slot);
@@ -52,13 +53,18 @@ void Scheduler::add_chunk(uint32_t slot, uint64_t num_tokens, StepPlan* plan) {
   }
   request.high_water = std::max(request.high_water, end);
   plan->chunks.push_back({slot, static_cast<uint32_t>(num_tokens)});
+  const bool sampled = end >= request.known_tokens();
   plan->shape.add(num_tokens, attended(request.computed), request.in_prefill() || num_tokens > 1,
-                  /*sampled=*/end >= request.known_tokens());
+                  sampled ? uint64_t{1} + request.drafts : 0);
+  if (sampled && limits_.speculative.runs_draft_model()) {
+    plan->draft_shape.add(1, attended(end), /*prefill=*/false, /*sampled_rows=*/1);
+  }
 }
 
 void Scheduler::preempt(uint32_t slot, StepPlan* plan) {
   SimRequest& request = requests_->at(slot);
   ++request.preemptions;
+  request.drafts = 0;
   if (limits_.preemption == PreemptionMode::kSwap) {
     if (const auto bytes = cache_->swap_out(request.id)) {
       request.phase = RequestPhase::kSwappingOut;
@@ -77,7 +83,8 @@ void Scheduler::preempt(uint32_t slot, StepPlan* plan) {
 bool Scheduler::schedule_running(size_t index, uint64_t num_tokens, StepPlan* plan) {
   const uint32_t slot = running_[index];
   SimRequest& request = requests_->at(slot);
-  while (!cache_->allocate_slots(request.id, num_tokens)) {
+  while (!cache_->allocate_slots(request.id, num_tokens, PrefixHit{},
+                                 limits_.speculative.lookahead_tokens())) {
     const uint32_t victim = running_.back();
     // Blocks held by requests in transit (swapping in, waiting for a connector's KV, sending
     // KV) come back or are freed when the transfer ends: not alone then.
@@ -99,7 +106,11 @@ bool Scheduler::schedule_running(size_t index, uint64_t num_tokens, StepPlan* pl
 
 void Scheduler::schedule_running_in_order(uint64_t* budget, StepPlan* plan) {
   for (size_t i = 0; i < running_.size() && *budget > 0; ++i) {
-    uint64_t num_tokens = requests_->at(running_[i]).tokens_to_compute();
+    SimRequest& request = requests_->at(running_[i]);
+    if (request.drafts > 0 && request.tokens_to_compute() > *budget) {
+      request.drafts = static_cast<uint16_t>(std::min<uint64_t>(request.drafts, *budget - 1));
+    }
+    uint64_t num_tokens = request.tokens_to_compute();
     if (num_tokens > *budget) {
       if (!limits_.chunked_prefill) continue;  // waits for an iteration with room
       num_tokens = *budget;
@@ -257,6 +268,31 @@ void Scheduler::append_decode_hashes(SimRequest& request) {
   request.num_hashes = static_cast<uint32_t>(full_blocks);
 }
 
+uint32_t Scheduler::sample(SimRequest& request, StepResult* result) {
+  uint32_t sampled = 1;
+  if (request.drafts > 0) {
+    const uint32_t accepted = acceptance_.accepted(request.drafts);
+    const uint32_t rejected = request.drafts - accepted;
+    request.computed -= rejected;
+    request.high_water -= rejected;  // the step set it to its end: the rejected were never kept
+    if (rejected > 0) cache_->rewind(request.id, rejected);
+    result->draft_tokens += request.drafts;
+    result->accepted_draft_tokens += accepted;
+    ++result->verify_steps;
+    sampled += accepted;
+    request.drafts = 0;
+  }
+  request.generated += sampled;
+  result->output_tokens += sampled;
+  outstanding_tokens_ -= sampled;  // a prefill-only instance samples only the first
+  const uint32_t left = request.output_tokens - request.generated;
+  if (limits_.speculative.enabled() && left > 1 && limits_.role != EngineRole::kPrefill) {
+    request.drafts =
+        static_cast<uint16_t>(std::min(limits_.speculative.num_speculative_tokens, left - 1));
+  }
+  return sampled;
+}
+
 void Scheduler::complete(const StepPlan& plan, StepResult* result) {
   result->clear();
   for (const ScheduledChunk& chunk : plan.chunks) {
@@ -269,12 +305,13 @@ void Scheduler::complete(const StepPlan& plan, StepResult* result) {
       outstanding_tokens_ -= done - request.prompt_done;
       request.prompt_done = done;
     }
+    if (request.computed < request.known_tokens()) {  // a prefill chunk, more to come
+      if (limits_.prefix_caching) append_decode_hashes(request);
+      continue;
+    }
+    const uint32_t sampled = sample(request, result);
     if (limits_.prefix_caching) append_decode_hashes(request);
-    if (request.computed < request.known_tokens()) continue;  // a prefill chunk, more to come
-    ++request.generated;
-    ++result->output_tokens;
-    --outstanding_tokens_;  // a prefill-only instance samples only the first
-    if (request.generated == 1) result->first_tokens.push_back(chunk.slot);
+    if (request.generated == sampled) result->first_tokens.push_back(chunk.slot);
     if (request.generated == request.output_tokens) {
       cache_->free(request.id);
       result->finished.push_back(chunk.slot);

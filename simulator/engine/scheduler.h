@@ -57,6 +57,7 @@
 #include "simulator/engine/kv_connector.h"
 #include "simulator/engine/scheduler_limits.h"
 #include "simulator/engine/sim_request.h"
+#include "simulator/engine/speculation.h"
 
 namespace kvsim::sim {
 
@@ -89,6 +90,10 @@ struct StepPlan {
   std::vector<uint32_t> dropped;          // can never fit: the engine releases them
   uint64_t recomputed_tokens = 0;         // tokens computed again (lost to a recompute preemption)
   std::vector<ExternalStart> external;    // admitted waiting for a connector's KV
+  // Speculative decoding with a draft network: the requests that sample in this step, one
+  // token each after their context — the batch each of the drafter's k passes runs after the
+  // verification (simulator/engine/speculation.h).
+  BatchShape draft_shape;
 
   void clear();
   bool has_work() const { return !chunks.empty(); }
@@ -100,11 +105,17 @@ struct StepResult {
   std::vector<uint32_t> finished;      // sampled their last output token (freed in the cache)
   std::vector<uint32_t> prefilled;     // prefill role: first token out, KV to send (kSending)
   uint64_t output_tokens = 0;          // output tokens sampled in the step
+  uint64_t draft_tokens = 0;           // speculative drafts verified in the step
+  uint64_t accepted_draft_tokens = 0;  // of which accepted
+  uint64_t verify_steps = 0;           // requests that verified drafts in the step
   void clear() {
     first_tokens.clear();
     finished.clear();
     prefilled.clear();
     output_tokens = 0;
+    draft_tokens = 0;
+    accepted_draft_tokens = 0;
+    verify_steps = 0;
   }
 };
 
@@ -198,6 +209,10 @@ class Scheduler {
   // Admission of the waiting head with KV from connector `c`; false when it does not fit.
   bool admit_external(uint32_t slot, uint32_t c, ExternalKv kv, StepPlan* plan);
   void mark_admitted(SimRequest& request, uint64_t hit_tokens);
+  // A step of the request sampled: its drafts are accepted or rejected (their slots given
+  // back), and it gains its new output tokens and next drafts (speculation.h). Returns the
+  // output tokens sampled.
+  uint32_t sample(SimRequest& request, StepResult* result);
   void append_decode_hashes(SimRequest& request);
 
   SchedulerLimits limits_;
@@ -215,6 +230,7 @@ class Scheduler {
   bool budget_free_admissions_ = false;  // some connector is set: its admissions need no budget
   PrefixHit hit_;                        // the waiting head's, reused
   std::vector<BlockHash> hash_scratch_;
+  DraftAcceptance acceptance_;  // speculative decoding's draws (unused when disabled)
 };
 
 }  // namespace kvsim::sim

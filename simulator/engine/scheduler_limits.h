@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/base/status.h"
+#include "simulator/engine/speculation.h"
 
 namespace kvsim::sim {
 
@@ -62,6 +63,8 @@ struct SchedulerLimits {
   // models, simulator/cost/layer_kind_costs.h cost_window_tokens); 0 = none.
   uint32_t cost_window_tokens = 0;
   EngineRole role = EngineRole::kColocated;
+  // Speculative decoding (policy vllm only); disabled by default.
+  SpeculativeConfig speculative;
 };
 
 }  // namespace kvsim::sim

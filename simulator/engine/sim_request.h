@@ -56,6 +56,9 @@ struct SimRequest {
   uint32_t cached_prompt_tokens = 0;  // prefix-cache hit at first admission
   uint32_t prompt_done = 0;           // prompt tokens computed once or hit (outstanding work)
   uint32_t preemptions = 0;
+  // Speculative decoding (simulator/engine/speculation.h): draft tokens proposed after the last
+  // sampled token, verified with it by the request's next step.
+  uint16_t drafts = 0;
   RequestPhase phase = RequestPhase::kFree;
   bool admitted = false;      // scheduled at least once
   bool remote_kv = false;     // decode-only instance: the prompt's KV is still to come
@@ -72,7 +75,8 @@ struct SimRequest {
   std::optional<int64_t> first_token_ns;      // end of the iteration that sampled output token 1
 
   uint64_t known_tokens() const { return uint64_t{prompt_tokens} + generated; }
-  uint64_t tokens_to_compute() const { return known_tokens() - computed; }
+  // The known tokens not yet computed and the drafts to verify with them.
+  uint64_t tokens_to_compute() const { return known_tokens() + drafts - computed; }
   bool in_prefill() const { return computed < prompt_tokens; }
   // True when computing `num_tokens` more tokens now ends the prefill: the request has
   // sampled nothing yet and they reach its last prompt token (it samples its first token).

@@ -69,6 +69,9 @@ Summary MetricsCollector::build(const RunInfo& info, const EngineStats& stats,
   s.prefill_tokens_computed = stats.prefill_tokens;
   s.decode_tokens_computed = stats.decode_tokens;
   s.recomputed_tokens = stats.recomputed_tokens;
+  s.draft_tokens = stats.draft_tokens;
+  s.accepted_draft_tokens = stats.accepted_draft_tokens;
+  s.verify_steps = stats.verify_steps;
   const double blocks = static_cast<double>(info.num_usable_blocks);
   s.kv_usage_peak = ratio(stats.kv_blocks_peak, blocks);
   const double duration_ns = static_cast<double>(stats.last_event_ns);
@@ -126,6 +129,15 @@ nlohmann::ordered_json summary_to_json(const Summary& s, bool with_wall) {
   j["prefill_tokens_computed"] = s.prefill_tokens_computed;
   j["decode_tokens_computed"] = s.decode_tokens_computed;
   j["recomputed_tokens"] = s.recomputed_tokens;
+  if (s.draft_tokens > 0) {
+    j["speculative"] = {
+        {"draft_tokens", s.draft_tokens},
+        {"accepted_draft_tokens", s.accepted_draft_tokens},
+        {"acceptance_rate",
+         ratio(static_cast<double>(s.accepted_draft_tokens), static_cast<double>(s.draft_tokens))},
+        {"tokens_per_verify_step", 1 + ratio(static_cast<double>(s.accepted_draft_tokens),
+                                             static_cast<double>(s.verify_steps))}};
+  }
   j["kv_usage_peak"] = s.kv_usage_peak;
   j["kv_usage_mean"] = s.kv_usage_mean;
   j["concurrency_mean"] = s.concurrency_mean;

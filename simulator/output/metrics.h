@@ -95,6 +95,9 @@ struct Summary {
   double prefix_cache_hit_rate = 0;
   uint64_t prompt_tokens = 0, cached_prompt_tokens = 0, output_tokens = 0;
   uint64_t prefill_tokens_computed = 0, decode_tokens_computed = 0, recomputed_tokens = 0;
+  // Speculative decoding (0 without): drafts verified, accepted, and the requests' steps that
+  // verified some (each yields 1 + accepted tokens). Written only when drafts were verified.
+  uint64_t draft_tokens = 0, accepted_draft_tokens = 0, verify_steps = 0;
   double kv_usage_peak = 0, kv_usage_mean = 0, concurrency_mean = 0;
   // The busiest engine's share of the run spent in iterations (a cluster's busiest replica;
   // its summary.json has each replica's as replicas.<name>.busy_fraction). Not written to

@@ -57,6 +57,13 @@ StatusOr<Summary> run_engine(const EngineSetup& setup, const RunOptions& options
   KVSIM_ASSIGN_OR_RETURN(auto source, make_request_source(s.workload, s.seed));
   KVSIM_ASSIGN_OR_RETURN(auto engine,
                          Engine::create(setup.engine, std::move(cost_model), std::move(source)));
+  if (setup.draft_model && s.speculative.config.runs_draft_model()) {
+    KVSIM_ASSIGN_OR_RETURN(
+        auto draft_cost,
+        make_cost_model(s.cost_model, *setup.draft_model, setup.device, setup.capacity,
+                        setup.capacity_query.weight_dtype, s.num_devices, setup.execution));
+    engine->set_draft_cost_model(std::move(draft_cost));
+  }
   MetricsCollector metrics;
   engine->add_observer(&metrics);
   const std::unique_ptr<StageCollector> stages = make_stage_collector(s.workload);

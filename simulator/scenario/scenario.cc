@@ -331,6 +331,7 @@ StatusOr<Scenario> scenario_from_config(const ConfigNode& tree, const std::strin
                                    r.child("cost_model"), r.child("output")};
   const ConfigNode* cluster_sections[3] = {r.child("cluster"), r.child("disaggregation"),
                                            r.child("tiers")};
+  const ConfigNode* speculative = r.child("speculative");
   KVSIM_RETURN_IF_ERROR(r.finish());
   if (const ConfigNode* deployment = tree.find("deployment");
       deployment && !deployment->is_null()) {
@@ -350,9 +351,25 @@ StatusOr<Scenario> scenario_from_config(const ConfigNode& tree, const std::strin
   KVSIM_RETURN_IF_ERROR(read_workload(*sections[2], base_dir, &s.workload));
   if (sections[3]) KVSIM_RETURN_IF_ERROR(read_cost_model(*sections[3], base_dir, &s.cost_model));
   if (sections[4]) KVSIM_RETURN_IF_ERROR(read_output(*sections[4], &s.output));
+  if (speculative != nullptr && !speculative->is_null()) {
+    KVSIM_RETURN_IF_ERROR(read_speculative(*speculative, base_dir, &s.speculative));
+    if (!s.speculative.seed) s.speculative.seed = s.seed;
+    s.speculative.config.seed = *s.speculative.seed;
+    if (s.scheduler.policy != SchedulerPolicy::kVllm) {
+      return error_at(speculative->mark(),
+                      "speculative: decoding with drafts runs under scheduler policy vllm only "
+                      "(vLLM v1), not " +
+                          std::string(scheduler_policy_name(s.scheduler.policy)));
+    }
+  }
   KVSIM_RETURN_IF_ERROR(read_cluster_sections(cluster_sections[0], cluster_sections[1],
                                               cluster_sections[2], base_dir, &s.cluster,
                                               &s.disaggregation, &s.tiers));
+  if (s.speculative.present && s.is_cluster()) {
+    return error_at(s.speculative.mark,
+                    "speculative: a cluster run (cluster, disaggregation or tiers) does not "
+                    "model speculative decoding yet; run one engine");
+  }
   // KV from outside (tier loads, a prefill instance's KV) is admitted by the vllm policy only.
   if ((s.tiers.present || s.disaggregation.present) &&
       s.scheduler.policy != SchedulerPolicy::kVllm) {

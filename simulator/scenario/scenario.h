@@ -39,6 +39,8 @@
 //               bandwidth_efficiency interconnect_efficiency iteration_overhead_s
 //               allreduce_latency_s; profile: profiles topology; table: calibration (CSV)
 //   output:     dir requests_csv timeseries timeseries_interval_s chrome_trace
+//   speculative: method num_speculative_tokens acceptance draft_model seed
+//               (simulator/scenario/speculative_section.h; absent: none)
 //   cluster:, disaggregation:, tiers:   replicas, routers, xPyD and the tiered KV pool
 //               (simulator/scenario/cluster_scenario.h); any of them makes the run a cluster's
 #pragma once
@@ -58,6 +60,7 @@
 #include "simulator/cost/cost_model_config.h"
 #include "simulator/engine/scheduler_limits.h"
 #include "simulator/scenario/cluster_scenario.h"
+#include "simulator/scenario/speculative_section.h"
 #include "simulator/workload/synthetic_workload.h"
 #include "simulator/workload/trace_reader.h"
 
@@ -132,6 +135,7 @@ struct Scenario {
   ClusterSection cluster;
   DisaggregationSection disaggregation;
   TiersSection tiers;
+  SpeculativeSection speculative;
   ConfigNode tree;  // the tree it was read from (overrides applied)
 
   // Runs as a cluster (simulator/cluster/cluster.h) rather than one engine.

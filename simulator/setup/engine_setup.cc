@@ -10,6 +10,7 @@
 #include "core/model/load_spec.h"
 #include "core/model/weight_memory.h"
 #include "simulator/cost/layer_kind_costs.h"
+#include "simulator/setup/speculative_setup.h"
 
 namespace kvsim::sim {
 namespace {
@@ -36,16 +37,6 @@ EngineQuery scenario_engine_query(const Scenario& s) {
   return query;
 }
 constexpr double kWatermarkFraction = 0.01;  // vLLM v0 and Vidur: watermark_blocks_fraction
-
-StatusOr<ModelSpec> resolve_model(const ConfigNode& node) {
-  if (node.is_map()) return model_from_config(node, "inline-model");
-  return load_model(node.text());
-}
-
-StatusOr<DeviceSpec> resolve_device(const ConfigNode& node) {
-  if (node.is_map()) return device_from_config(node, "inline-device");
-  return load_device(node.text());
-}
 
 // cache.retention, or on a uniform sliding-window model left at full, vLLM's sliding window
 // (sliding_window_retention, the rule a hybrid model's sliding group follows too).
@@ -136,6 +127,7 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
   if (limits.max_num_seqs == 0) limits.max_num_seqs = kFallbackMaxNumSeqs;
   if (limits.max_num_batched_tokens == 0) limits.max_num_batched_tokens = kFallbackBatchedTokens;
   limits.chunked_prefill = s.scheduler.chunked_prefill;
+  if (s.speculative.present) limits.speculative = s.speculative.config;
   limits.preemption = s.scheduler.preemption;
   limits.prefix_caching = s.cache.caches_prefixes();
   KVSIM_ASSIGN_OR_RETURN(limits.cost_window_tokens, cost_window_tokens(setup.model));
@@ -158,6 +150,16 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
 
 }  // namespace
 
+StatusOr<ModelSpec> resolve_model(const ConfigNode& node) {
+  if (node.is_map()) return model_from_config(node, "inline-model");
+  return load_model(node.text());
+}
+
+StatusOr<DeviceSpec> resolve_device(const ConfigNode& node) {
+  if (node.is_map()) return device_from_config(node, "inline-device");
+  return load_device(node.text());
+}
+
 StatusOr<EngineSetup> prepare_engine_setup(const Scenario& s) {
   EngineSetup setup;
   setup.scenario = s;
@@ -177,8 +179,13 @@ StatusOr<EngineSetup> prepare_engine_setup(const Scenario& s) {
   q.block_size = s.cache.block_size;
   q.tp = s.num_devices;
   setup.engine_query = scenario_engine_query(s);
+  ModelSpec memory_model = setup.model;  // with a drafter's weights and KV layers
+  if (s.speculative.present) {
+    KVSIM_ASSIGN_OR_RETURN(setup.draft_model, draft_cost_model_spec(setup.model, s.speculative));
+    memory_model = draft_memory_model(setup.model, *setup.draft_model, s.speculative);
+  }
   KVSIM_ASSIGN_OR_RETURN(CapacityPlan plan,
-                         plan_capacity(setup.model, &setup.device, q, setup.engine_query));
+                         plan_capacity(memory_model, &setup.device, q, setup.engine_query));
   setup.capacity_query = plan.query;
   setup.capacity = plan.capacity;
   setup.engine_budget = plan.engine;

@@ -17,10 +17,14 @@
 //                 window:W-1 for its window W, as vLLM frees the blocks before
 //                 num_computed_tokens - W + 1 (sliding_window_retention)
 //   context       the model's max_position_embeddings
+//   speculative   the drafter's weights and KV layers in the capacity plan, its passes'
+//                 model (simulator/setup/speculative_setup.h), the scheduler's rules
 //   hybrid models (core/model/model_spec.h is_hybrid): EngineConfig::cache_groups from the capacity
 //                 plan's KV cache groups (core/cache/kv_cache_coordinator.h); swap preemption, a
 //                 retention policy and (in a cluster) tiers and disaggregation are refused
 #pragma once
+
+#include <optional>
 
 #include "core/engine/capacity_plan.h"
 #include "core/model/device_spec.h"
@@ -41,7 +45,14 @@ struct EngineSetup {
   std::optional<EngineBudget> engine_budget;  // the engine's terms (empty: no params)
   EngineConfig engine;                        // num_blocks from capacity (or the override)
   ExecutionProfile execution;  // how the engine runs its kernels (the cost model's input)
+  // Speculative decoding: the model the drafter's passes are costed as (speculative_setup.h);
+  // the capacity above already holds its weights and KV layers.
+  std::optional<ModelSpec> draft_model;
 };
+
+// A scenario's model: or device: reference (a preset name, a path or an inline map) loaded.
+StatusOr<ModelSpec> resolve_model(const ConfigNode& node);
+StatusOr<DeviceSpec> resolve_device(const ConfigNode& node);
 
 // The scenario's engine; its cluster sections are ignored.
 StatusOr<EngineSetup> prepare_engine_setup(const Scenario& scenario);

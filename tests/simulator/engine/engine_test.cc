@@ -192,21 +192,33 @@ TEST(Engine, TheClientsLatenciesAreTheEnginesPlusItsFrontEnd) {
   EXPECT_DOUBLE_EQ(result->summary.queue_s.mean, 0.0);
 }
 
-TEST(Engine, EveryTokenIsAccountedForAndThePoolIsNeverExceeded) {
+// A pool of 300 blocks that 400 requests (sums of their prompt and output tokens returned)
+// outgrow: the token-accounting runs below.
+EngineConfig accounting_config() {
   EngineConfig config = testing::small_config(/*num_blocks=*/300);
   config.cache.eviction = EvictionKind::kNone;
   config.scheduler.prefix_caching = false;
   config.scheduler.max_num_batched_tokens = 512;
   config.scheduler.max_num_seqs = 16;
+  return config;
+}
+
+std::vector<RequestSpec> accounting_workload(uint64_t* prompt_sum, uint64_t* output_sum) {
   std::vector<RequestSpec> requests;
-  uint64_t prompt_sum = 0, output_sum = 0;
   for (uint64_t i = 0; i < 400; ++i) {
     const uint32_t prompt = 20 + static_cast<uint32_t>(i * 37 % 700);
     const uint32_t output = 1 + static_cast<uint32_t>(i * 53 % 200);
     requests.push_back(testing::request(i, static_cast<int64_t>(i) * 20'000'000, prompt, output));
-    prompt_sum += prompt;
-    output_sum += output;
+    *prompt_sum += prompt;
+    *output_sum += output;
   }
+  return requests;
+}
+
+TEST(Engine, EveryTokenIsAccountedForAndThePoolIsNeverExceeded) {
+  EngineConfig config = accounting_config();
+  uint64_t prompt_sum = 0, output_sum = 0;
+  const std::vector<RequestSpec> requests = accounting_workload(&prompt_sum, &output_sum);
   auto result = run(config, std::make_unique<FixedCostModel>(5'000'000, 2'000), requests);
   const EngineStats& stats = result->engine->stats();
   const Summary& s = result->summary;
@@ -223,6 +235,30 @@ TEST(Engine, EveryTokenIsAccountedForAndThePoolIsNeverExceeded) {
   EXPECT_GT(s.kv_usage_peak, 0.9);
   EXPECT_EQ(result->engine->cache().num_free_blocks(),
             299u);  // nothing leaked: 300 less the null block
+}
+
+// The same workload with speculative decoding (k = 3, p = 0.6): every draft is accounted for
+// (computed tokens = each position once + recomputed + rejected drafts), the lookahead slots
+// never take the pool past its blocks (the Recorder checks every iteration) and preemption
+// still frees everything.
+TEST(Engine, SpeculativeDraftsAreAccountedForAndTheLookaheadStaysInThePool) {
+  EngineConfig config = accounting_config();
+  config.scheduler.speculative.method = SpeculativeMethod::kEagle;
+  config.scheduler.speculative.num_speculative_tokens = 3;
+  config.scheduler.speculative.acceptance = *acceptance_rates({0.6}, 3);
+  uint64_t prompt_sum = 0, output_sum = 0;
+  const std::vector<RequestSpec> requests = accounting_workload(&prompt_sum, &output_sum);
+  auto result = run(config, std::make_unique<FixedCostModel>(5'000'000, 2'000), requests);
+  const EngineStats& stats = result->engine->stats();
+  EXPECT_EQ(result->summary.requests_completed, 400u);
+  EXPECT_EQ(stats.output_tokens, output_sum);
+  EXPECT_GT(stats.accepted_draft_tokens, 0u);
+  EXPECT_LT(stats.accepted_draft_tokens, stats.draft_tokens);
+  EXPECT_EQ(stats.prefill_tokens + stats.decode_tokens,
+            prompt_sum + (output_sum - 400) + stats.recomputed_tokens +
+                (stats.draft_tokens - stats.accepted_draft_tokens));
+  EXPECT_GT(stats.preemptions_recompute, 0u);
+  EXPECT_EQ(result->engine->cache().num_free_blocks(), 299u);
 }
 
 // 60 requests of 200 prompt + 300 output tokens on a pool of 120 x 16 = 1,920 token slots:

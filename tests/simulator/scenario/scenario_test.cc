@@ -192,3 +192,55 @@ TEST(Scenario, WorkloadNeedsExactlyOneSource) {
 
 }  // namespace
 }  // namespace kvsim::sim
+
+namespace kvsim::sim {
+namespace {
+
+std::string speculative_error(const std::vector<std::string>& overrides) {
+  auto scenario = load_scenario("eagle3-llama3.1-8b", overrides);
+  if (!scenario.is_ok()) return scenario.status().message();
+  auto setup = prepare_simulation(*scenario);
+  return setup.is_ok() ? "" : setup.status().message();
+}
+
+// Bad speculative sections are refused naming the field (and the valid names where there are
+// some); the section set to null is the plain run.
+TEST(Scenario, BadSpeculativeSectionsNameTheField) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"speculative.num_speculative_tokens=0"}, "num_speculative_tokens"},
+      {{"speculative.method=medusa"}, "draft_model"},  // the valid names are listed
+      {{"speculative.method=draft_model"}, "needs 'draft_model'"},
+      {{"speculative.draft_model=llama3-8b"}, "has no draft model"},
+      {{"speculative.acceptance=1.5"}, "speculative.acceptance"},
+      {{"scheduler.policy=sarathi"}, "policy vllm only"},
+      {{"cluster.replicas=2"}, "cluster run"},
+      {{"model=gemma-3-27b-it"}, "hybrid"},
+  };
+  for (const auto& [overrides, wanted] : cases) {
+    const std::string message = speculative_error(overrides);
+    EXPECT_NE(message.find(wanted), std::string::npos) << overrides[0] << ": " << message;
+  }
+  EXPECT_EQ(speculative_error({"speculative=null"}), "");
+  EXPECT_EQ(speculative_error({}), "");
+}
+
+// The drafter's memory: EAGLE's head is one more layer of weights and KV, so the pool of the
+// same device holds 32/33 of the blocks less one layer's weights (llama-3.1-8b: (8.03 B -
+// 1.05 B embedding and head) / 32 = 218 M parameters, 436 MB: ~200 blocks of 2.06 MiB).
+TEST(Scenario, AnEagleHeadTakesOneLayerOfWeightsAndKvFromThePool) {
+  auto with = load_scenario("eagle3-llama3.1-8b", {});
+  auto without = load_scenario("eagle3-llama3.1-8b", {"speculative=null"});
+  ASSERT_TRUE(with.is_ok() && without.is_ok());
+  auto a = prepare_simulation(*with);
+  auto b = prepare_simulation(*without);
+  ASSERT_TRUE(a.is_ok() && b.is_ok());
+  EXPECT_EQ(a->capacity.kv_bytes_per_block * 32, b->capacity.kv_bytes_per_block * 33);
+  EXPECT_LT(a->engine.cache.num_blocks, b->engine.cache.num_blocks * 32 / 33);
+  EXPECT_GT(a->engine.cache.num_blocks, b->engine.cache.num_blocks * 32 / 33 - 230);
+  EXPECT_EQ(a->engine.scheduler.speculative.lookahead_tokens(), 3u);
+  ASSERT_TRUE(a->draft_model.has_value());
+  EXPECT_EQ(a->draft_model->num_layers, 1u);
+}
+
+}  // namespace
+}  // namespace kvsim::sim
