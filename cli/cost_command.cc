@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/command.h"
 #include "cli/engine_options.h"
 #include "cli/model_options.h"
 #include "core/base/data_dir.h"
+#include "core/config/config_reader.h"
 #include "core/engine/capacity.h"
 #include "core/engine/engine_memory.h"
 #include "core/model/load_spec.h"
@@ -18,6 +20,7 @@
 #include "simulator/cost/execution_profile.h"
 #include "simulator/cost/layer_kind_costs.h"
 #include "simulator/cost/make_cost_model.h"
+#include "simulator/setup/speculative_setup.h"
 
 namespace kvsim::cli {
 namespace {
@@ -39,8 +42,61 @@ struct CostOptions {
   bool enforce_eager = false;
   std::string calibration;
   std::string profiles;
+  std::string speculative;  // METHOD:K, e.g. eagle3:3; empty: no drafter
+  std::string draft_model;  // speculative draft_model: the draft's preset
   bool json = false;
 };
+
+// A speculative drafter's k passes after the batch (simulator/setup/speculative_setup.h).
+struct DraftCost {
+  std::string method;
+  std::string model;  // the model its passes are costed as
+  uint32_t passes = 0;
+  int64_t pass_ns = 0;
+  int64_t total_ns() const { return passes * pass_ns; }
+};
+
+// --speculative METHOD:K [--draft-model M] as the scenario section it stands for.
+StatusOr<sim::SpeculativeSection> speculative_section(const CostOptions& o) {
+  sim::SpeculativeSection section;
+  const size_t colon = o.speculative.find(':');
+  uint64_t k = 0;
+  if (colon == std::string::npos || !parse_uint64(o.speculative.substr(colon + 1), &k).is_ok() ||
+      k == 0 || k > 32) {
+    return Status::invalid_argument("--speculative '" + o.speculative +
+                                    "': expected METHOD:K with K in [1, 32], e.g. eagle3:3");
+  }
+  section.config.num_speculative_tokens = static_cast<uint32_t>(k);
+  KVSIM_ASSIGN_OR_RETURN(section.config.method,
+                         sim::parse_speculative_method(o.speculative.substr(0, colon)));
+  const bool wants_draft = section.config.method == sim::SpeculativeMethod::kDraftModel;
+  if (wants_draft != !o.draft_model.empty()) {
+    return Status::invalid_argument(
+        "--draft-model goes with --speculative draft_model:K, and only with it");
+  }
+  section.present = true;
+  if (wants_draft) section.draft_model = ConfigNode::scalar(o.draft_model, {"--draft-model"});
+  return section;
+}
+
+StatusOr<DraftCost> draft_cost(const CostOptions& o, const sim::CostModelConfig& config,
+                               const ModelSpec& target, const DeviceSpec& device,
+                               const CapacityQuery& query, DType weight_dtype,
+                               const sim::ExecutionProfile& profile,
+                               const sim::BatchShape& draft_shape) {
+  KVSIM_ASSIGN_OR_RETURN(sim::SpeculativeSection section, speculative_section(o));
+  DraftCost out;
+  out.method = std::string(sim::speculative_method_name(section.config.method));
+  KVSIM_ASSIGN_OR_RETURN(ModelSpec draft, sim::draft_cost_model_spec(target, section));
+  out.model = draft.name;
+  if (!section.config.runs_draft_model() || draft_shape.empty()) return out;
+  KVSIM_ASSIGN_OR_RETURN(CapacityResult draft_capacity, sim::draft_capacity(draft, device, query));
+  KVSIM_ASSIGN_OR_RETURN(auto model, sim::make_cost_model(config, draft, device, draft_capacity,
+                                                          weight_dtype, o.tp, profile));
+  out.passes = section.config.num_speculative_tokens;
+  out.pass_ns = model->iteration_ns(draft_shape);
+  return out;
+}
 
 StatusOr<sim::CostModelConfig> cost_config(const CostOptions& o) {
   sim::CostModelConfig config;
@@ -98,6 +154,25 @@ nlohmann::json to_json(const CostOptions& o, DType weight_dtype, const sim::Cost
   return out;
 }
 
+void add_draft_json(const DraftCost& draft, int64_t iteration_ns, nlohmann::json* out) {
+  (*out)["draft"] = {{"method", draft.method},
+                     {"model", draft.model},
+                     {"passes", draft.passes},
+                     {"pass_ns", draft.pass_ns},
+                     {"total_ns", draft.total_ns()}};
+  (*out)["step_ns"] = iteration_ns + draft.total_ns();
+}
+
+void print_draft(const DraftCost& draft, int64_t iteration_ns) {
+  std::printf("draft     %s, costed as %s: %u passes x %.4f ms = %.4f ms\n", draft.method.c_str(),
+              draft.model.c_str(), draft.passes, static_cast<double>(draft.pass_ns) * 1e-6,
+              static_cast<double>(draft.total_ns()) * 1e-6);
+  std::printf("step      %.4f ms verification + %.4f ms drafts = %.4f ms (the simulator's step)\n",
+              static_cast<double>(iteration_ns) * 1e-6,
+              static_cast<double>(draft.total_ns()) * 1e-6,
+              static_cast<double>(iteration_ns + draft.total_ns()) * 1e-6);
+}
+
 void print_text(const CostOptions& o, DType weight_dtype, const sim::CostModel& model,
                 const sim::ExecutionProfile& profile, const sim::BatchShape& shape,
                 const sim::CostBreakdown& cost) {
@@ -145,7 +220,9 @@ int run_cost(const CostOptions& o) {
   if (!capacity.is_ok()) return report_error(capacity.status());
   auto window = sim::cost_window_tokens(*model);
   if (!window.is_ok()) return report_error(window.status());
-  auto shape = sim::parse_batch_spec(o.batch, *window);
+  sim::BatchShape draft_shape;
+  auto shape =
+      sim::parse_batch_spec(o.batch, *window, o.speculative.empty() ? nullptr : &draft_shape);
   if (!shape.is_ok()) return report_error(shape.status());
   auto config = cost_config(o);
   if (!config.is_ok()) return report_error(config.status());
@@ -157,11 +234,20 @@ int run_cost(const CostOptions& o) {
       sim::make_cost_model(*config, *model, *device, *capacity, *weight_dtype, o.tp, profile);
   if (!cost_model.is_ok()) return report_error(cost_model.status());
   const sim::CostBreakdown cost = (*cost_model)->explain(*shape);
+  std::optional<DraftCost> draft;
+  if (!o.speculative.empty()) {
+    auto made = draft_cost(o, *config, *model, *device, query, *weight_dtype, profile, draft_shape);
+    if (!made.is_ok()) return report_error(made.status());
+    draft = *std::move(made);
+  }
+  const int64_t iteration_ns = (*cost_model)->iteration_ns(*shape);
   if (o.json) {
-    std::printf("%s\n",
-                to_json(o, *weight_dtype, **cost_model, profile, *shape, cost).dump(2).c_str());
+    nlohmann::json out = to_json(o, *weight_dtype, **cost_model, profile, *shape, cost);
+    if (draft) add_draft_json(*draft, iteration_ns, &out);
+    std::printf("%s\n", out.dump(2).c_str());
   } else {
     print_text(o, *weight_dtype, **cost_model, profile, *shape, cost);
+    if (draft) print_draft(*draft, iteration_ns);
   }
   return kExitOk;
 }
@@ -185,7 +271,8 @@ void register_cost_command(CLI::App& app, CommandFn* chosen) {
   command
       ->add_option("--batch", options->batch,
                    "request groups, comma-separated: decode:NxCONTEXT, prefill:NxNEW[+CACHED], "
-                   "chunk:NxNEW[+CACHED] (a chunk that does not end its prompt)")
+                   "chunk:NxNEW[+CACHED] (a chunk that does not end its prompt), "
+                   "verify:Nx(1+DRAFTS)[+CACHED] (speculative steps)")
       ->required();
   command->add_option("--kind", options->kind, "cost model: operators roofline profile table");
   command->add_option("--fit", options->fit, "operators: built-in fit (a100 h100 h200 ascend)");
@@ -201,6 +288,11 @@ void register_cost_command(CLI::App& app, CommandFn* chosen) {
   command->add_option("--calibration", options->calibration,
                       "operators: calibration YAML (kvsim calibrate); table: the CSV");
   command->add_option("--profiles", options->profiles, "profile: a Vidur profile folder");
+  command->add_option("--speculative", options->speculative,
+                      "a drafter's passes after the batch: METHOD:K (eagle eagle3 mtp ngram "
+                      "draft_model), e.g. eagle3:3");
+  command->add_option("--draft-model", options->draft_model,
+                      "--speculative draft_model:K: the draft's preset or YAML file");
   command->add_flag("--json", options->json, "print JSON");
   command->callback([options, chosen] { *chosen = [options] { return run_cost(*options); }; });
 }

@@ -10,7 +10,8 @@ constexpr uint64_t kMaxTokens = 1u << 30;
 
 Status bad(std::string_view group, const std::string& why) {
   return Status::invalid_argument("batch group '" + std::string(group) + "': " + why +
-                                  " (expected decode:NxC, prefill:NxQ[+C] or chunk:NxQ[+C])");
+                                  " (expected decode:NxC, prefill:NxQ[+C], chunk:NxQ[+C] or "
+                                  "verify:NxQ[+C])");
 }
 
 Status number(std::string_view group, std::string_view text, uint64_t min, uint64_t max,
@@ -23,7 +24,7 @@ Status number(std::string_view group, std::string_view text, uint64_t min, uint6
   return Status::ok();
 }
 
-Status add_group(std::string_view group, BatchShape* shape) {
+Status add_group(std::string_view group, BatchShape* shape, BatchShape* draft) {
   const size_t colon = group.find(':');
   const size_t times = group.find('x', colon == std::string_view::npos ? 0 : colon);
   if (colon == std::string_view::npos || times == std::string_view::npos) {
@@ -39,25 +40,38 @@ Status add_group(std::string_view group, BatchShape* shape) {
   }
   uint64_t count = 0, tokens = 0, cached = 0;
   KVSIM_RETURN_IF_ERROR(number(group, count_text, 1, kMaxCount, "count", &count));
-  KVSIM_RETURN_IF_ERROR(
-      number(group, tokens_text, kind == "decode" ? 0 : 1, kMaxTokens, "tokens", &tokens));
+  const uint64_t min_tokens = kind == "decode" ? 0 : kind == "verify" ? 2 : 1;
+  KVSIM_RETURN_IF_ERROR(number(group, tokens_text, min_tokens, kMaxTokens, "tokens", &tokens));
   KVSIM_RETURN_IF_ERROR(number(group, cached_text, 0, kMaxTokens, "cached tokens", &cached));
   if (kind == "decode") {
     if (cached_text != "0") return bad(group, "a decode's context is its token count, no '+'");
     for (uint64_t i = 0; i < count; ++i) shape->add(1, tokens, false, true);
-  } else if (kind == "prefill" || kind == "chunk") {
-    for (uint64_t i = 0; i < count; ++i) shape->add(tokens, cached, true, kind == "prefill");
-  } else {
+    if (draft != nullptr) {
+      for (uint64_t i = 0; i < count; ++i) draft->add(1, tokens + 1, false, 1);
+    }
+    return Status::ok();
+  }
+  if (kind != "prefill" && kind != "chunk" && kind != "verify") {
     return bad(group, "unknown kind '" + std::string(kind) + "'");
+  }
+  const uint64_t sampled = kind == "verify" ? tokens : kind == "prefill" ? 1 : 0;
+  for (uint64_t i = 0; i < count; ++i) shape->add(tokens, cached, true, sampled);
+  if (draft != nullptr && sampled > 0) {
+    for (uint64_t i = 0; i < count; ++i) draft->add(1, cached + tokens, false, 1);
   }
   return Status::ok();
 }
 
 }  // namespace
 
-StatusOr<BatchShape> parse_batch_spec(std::string_view spec, uint32_t window_tokens) {
+StatusOr<BatchShape> parse_batch_spec(std::string_view spec, uint32_t window_tokens,
+                                      BatchShape* draft) {
   BatchShape shape;
   shape.window_tokens = window_tokens;
+  if (draft != nullptr) {
+    *draft = BatchShape{};
+    draft->window_tokens = window_tokens;
+  }
   size_t begin = 0;
   while (begin <= spec.size()) {
     const size_t comma = spec.find(',', begin);
@@ -65,7 +79,7 @@ StatusOr<BatchShape> parse_batch_spec(std::string_view spec, uint32_t window_tok
         begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin);
     if (group.empty())
       return Status::invalid_argument("batch spec '" + std::string(spec) + "': empty group");
-    KVSIM_RETURN_IF_ERROR(add_group(group, &shape));
+    KVSIM_RETURN_IF_ERROR(add_group(group, &shape, draft));
     if (comma == std::string_view::npos) break;
     begin = comma + 1;
   }

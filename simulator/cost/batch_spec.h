@@ -4,6 +4,8 @@
 //   prefill:2x4096+512      2 prompt chunks of 4096 new tokens after 512 cached ones, each the
 //                           last of its prompt (it samples the first output token)
 //   chunk:1x2048+0          a prompt chunk with more of the prompt to come (samples nothing)
+//   verify:64x4+2048        64 speculative steps, each verifying 3 drafts with the newest
+//                           token (4 tokens, 4 sampled rows) after 2048 cached ones
 // Groups are comma-separated; "+C" is optional (0 cached). Counts and tokens are >= 1.
 #pragma once
 
@@ -18,8 +20,11 @@ namespace kvsim::sim {
 
 // The shape the scheduler would build for the spec, with the model's sliding window
 // `window_tokens` (simulator/cost/layer_kind_costs.h cost_window_tokens; 0 = none); errors
-// quote the bad group.
-StatusOr<BatchShape> parse_batch_spec(std::string_view spec, uint32_t window_tokens = 0);
+// quote the bad group. `draft`, when given: the batch a speculative drafter's pass runs after
+// it, as the scheduler builds StepPlan::draft_shape (one token per sampling sequence, after
+// its cached and new tokens).
+StatusOr<BatchShape> parse_batch_spec(std::string_view spec, uint32_t window_tokens = 0,
+                                      BatchShape* draft = nullptr);
 
 // "64 sequences: 0 prefill chunks (0 tokens), 64 decodes; 64 new tokens, 131072 cached, 64 sampled"
 std::string describe_batch(const BatchShape& batch);

@@ -41,7 +41,7 @@ StatusOr<Summary> run_engine(const EngineSetup& setup, const RunOptions& options
   const Scenario& s = setup.scenario;
   KVSIM_ASSIGN_OR_RETURN(
       auto cost_model,
-      make_cost_model(s.cost_model, setup.model, setup.device, setup.capacity,
+      make_cost_model(s.cost_model, setup.model, setup.device, setup.cost_capacity(),
                       setup.capacity_query.weight_dtype, s.num_devices, setup.execution));
   RunInfo info{s.name,
                setup.model.name,
@@ -60,7 +60,7 @@ StatusOr<Summary> run_engine(const EngineSetup& setup, const RunOptions& options
   if (setup.draft_model && s.speculative.config.runs_draft_model()) {
     KVSIM_ASSIGN_OR_RETURN(
         auto draft_cost,
-        make_cost_model(s.cost_model, *setup.draft_model, setup.device, setup.capacity,
+        make_cost_model(s.cost_model, *setup.draft_model, setup.device, *setup.draft_capacity,
                         setup.capacity_query.weight_dtype, s.num_devices, setup.execution));
     engine->set_draft_cost_model(std::move(draft_cost));
   }

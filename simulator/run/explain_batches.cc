@@ -10,7 +10,7 @@ StatusOr<std::vector<ExplainedBatch>> explain_engine_batches(
     const EngineSetup& setup, uint32_t num_devices, const std::vector<std::string>& specs) {
   const Scenario& s = setup.scenario;
   KVSIM_ASSIGN_OR_RETURN(
-      auto model, make_cost_model(s.cost_model, setup.model, setup.device, setup.capacity,
+      auto model, make_cost_model(s.cost_model, setup.model, setup.device, setup.cost_capacity(),
                                   setup.capacity_query.weight_dtype, num_devices, setup.execution));
   KVSIM_ASSIGN_OR_RETURN(const uint32_t window, cost_window_tokens(setup.model));
   std::vector<ExplainedBatch> out;

@@ -188,6 +188,12 @@ StatusOr<EngineSetup> prepare_engine_setup(const Scenario& s) {
                          plan_capacity(memory_model, &setup.device, q, setup.engine_query));
   setup.capacity_query = plan.query;
   setup.capacity = plan.capacity;
+  if (setup.draft_model) {
+    KVSIM_ASSIGN_OR_RETURN(setup.draft_capacity,
+                           draft_capacity(*setup.draft_model, setup.device, setup.capacity_query));
+    KVSIM_ASSIGN_OR_RETURN(setup.target_capacity,
+                           compute_capacity(setup.model, &setup.device, setup.capacity_query));
+  }
   setup.engine_budget = plan.engine;
   KVSIM_RETURN_IF_ERROR(fill_engine_config(s, setup, &setup.engine));
   setup.execution = execution_profile(setup.engine_query, setup.device, s.num_devices,

@@ -46,8 +46,16 @@ struct EngineSetup {
   EngineConfig engine;                        // num_blocks from capacity (or the override)
   ExecutionProfile execution;  // how the engine runs its kernels (the cost model's input)
   // Speculative decoding: the model the drafter's passes are costed as (speculative_setup.h);
-  // the capacity above already holds its weights and KV layers.
+  // `capacity` above (the pool) holds its weights and KV layers beside the target's.
   std::optional<ModelSpec> draft_model;
+  std::optional<CapacityResult> draft_capacity;   // the drafter alone: its cost model's
+  std::optional<CapacityResult> target_capacity;  // the target alone: the target's cost model's
+
+  // What the target's cost model reads (its KV per layer and weights): the capacity of the
+  // model alone.
+  const CapacityResult& cost_capacity() const {
+    return target_capacity ? *target_capacity : capacity;
+  }
 };
 
 // A scenario's model: or device: reference (a preset name, a path or an inline map) loaded.

@@ -19,6 +19,8 @@
 #include <memory>
 
 #include "core/base/status.h"
+#include "core/engine/capacity.h"
+#include "core/model/device_spec.h"
 #include "core/model/model_spec.h"
 #include "simulator/scenario/speculative_section.h"
 
@@ -28,6 +30,13 @@ namespace kvsim::sim {
 // is hybrid or the draft preset cannot be loaded.
 StatusOr<ModelSpec> draft_cost_model_spec(const ModelSpec& target,
                                           const SpeculativeSection& speculative);
+
+// The drafter's own shape for its cost model: its KV per token and weights as the capacity
+// planner sizes them for `draft` alone under the run's query (the cost models divide a
+// capacity's KV bytes by the model's layers, so the target's would make each draft layer
+// read the whole target's KV).
+StatusOr<CapacityResult> draft_capacity(const ModelSpec& draft, const DeviceSpec& device,
+                                        const CapacityQuery& query);
 
 // The target with the drafter's weights and KV layers added (`draft`: draft_cost_model_spec's
 // result); ngram: the target itself.

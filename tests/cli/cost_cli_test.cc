@@ -100,6 +100,38 @@ TEST(CostCli, TheSimulatorTimesAHybridAsKvsimCostDoes) {
   EXPECT_EQ(std::llround(summary["tpot_s"]["mean"].get<double>() * 1e9), decode["iteration_ns"]);
 }
 
+// Speculative decoding (EAGLE-3, k = 2, every draft accepted): one request of 1000 prompt and 3
+// output tokens. The prefill samples token 1 and the drafter proposes min(2, 3 - 1 - 1) = 1
+// draft; one verifying step of 2 tokens yields tokens 2 and 3. Each step is kvsim cost's
+// verification (or prefill) plus the drafter's passes, to the nanosecond.
+TEST(CostCli, TheSimulatorTimesSpeculativeStepsAsKvsimCostDoes) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "cost_cli_speculative";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "one.csv") << "arrival_s,prompt_tokens,output_tokens\n0,1000,3\n";
+  const auto sim = run_kvsim(
+      "simulate eagle3-llama3.1-8b --set workload.synthetic=null --set workload.trace=" +
+      (dir / "one.csv").string() +
+      " --set speculative.num_speculative_tokens=2 --set speculative.acceptance=1 --json");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const auto summary = nlohmann::json::parse(sim.out);
+  const std::string target = "--model llama-3.1-8b-instruct --device h100-sxm ";
+  const auto prefill = cost_json(target + "--batch prefill:1x1000 --speculative eagle3:2");
+  const auto verify = cost_json(target + "--batch verify:1x2+1000 --speculative eagle3:2");
+  ASSERT_GT(prefill["draft"]["pass_ns"].get<int64_t>(), 0) << prefill.dump(2);
+  EXPECT_EQ(prefill["step_ns"].get<int64_t>(), prefill["iteration_ns"].get<int64_t>() +
+                                                   2 * prefill["draft"]["pass_ns"].get<int64_t>());
+  EXPECT_EQ(verify["shape"]["sampled_tokens"], 2);
+  EXPECT_EQ(
+      std::llround((summary["ttft_s"]["mean"].get<double>() - summary["frontend_s"].get<double>()) *
+                   1e9),
+      prefill["step_ns"]);
+  EXPECT_NEAR(summary["tpot_s"]["mean"].get<double>() * 2e9, verify["step_ns"].get<double>(), 2);
+  EXPECT_EQ(summary["speculative"]["accepted_draft_tokens"], 1);
+  const auto bad = run_kvsim("cost " + target + "--batch decode:1x10 --speculative eagle3");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("METHOD:K"), std::string::npos) << bad.err;
+}
+
 TEST(CostCli, ABadProfileNamesFileAndLine) {
   const auto dir = std::filesystem::path(::testing::TempDir()) / "bad_profile";
   const auto model = dir / "compute" / "a100" / "org" / "llama3";
