@@ -172,6 +172,7 @@ bool Engine::admit(const RequestSpec& spec, const std::vector<BlockHash>* hashes
   request.id = spec.id;
   request.prompt_tokens = spec.prompt_tokens;
   request.output_tokens = spec.output_tokens;
+  if (spec.acceptance) request.acceptance = static_cast<float>(*spec.acceptance);
   request.arrival_ns = events_->now_ns();
   if (!config_.scheduler.prefix_caching) {
     hashes_.clear();

@@ -33,6 +33,9 @@ struct RequestSpec {
   std::optional<uint64_t> prefix_group;  // shared-prefix group, if any
   uint32_t prefix_tokens = 0;            // tokens shared within the group (<= prompt_tokens)
   std::optional<uint64_t> content_id;    // the prompt beyond the group's prefix repeats
+  // Speculative decoding: this request's i.i.d. draft acceptance rate (a CSV trace's
+  // `acceptance` column), else the scenario's rates.
+  std::optional<double> acceptance;
 };
 
 // Rows a workload left out, and why; reported in the summary.

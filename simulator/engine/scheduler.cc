@@ -271,7 +271,7 @@ void Scheduler::append_decode_hashes(SimRequest& request) {
 uint32_t Scheduler::sample(SimRequest& request, StepResult* result) {
   uint32_t sampled = 1;
   if (request.drafts > 0) {
-    const uint32_t accepted = acceptance_.accepted(request.drafts);
+    const uint32_t accepted = acceptance_.accepted(request.drafts, request.acceptance);
     const uint32_t rejected = request.drafts - accepted;
     request.computed -= rejected;
     request.high_water -= rejected;  // the step set it to its end: the rejected were never kept

@@ -59,6 +59,7 @@ struct SimRequest {
   // Speculative decoding (simulator/engine/speculation.h): draft tokens proposed after the last
   // sampled token, verified with it by the request's next step.
   uint16_t drafts = 0;
+  float acceptance = -1;  // the request's own i.i.d. acceptance rate; < 0: the scenario's
   RequestPhase phase = RequestPhase::kFree;
   bool admitted = false;      // scheduled at least once
   bool remote_kv = false;     // decode-only instance: the prompt's KV is still to come

@@ -70,12 +70,12 @@ DraftAcceptance::DraftAcceptance(const SpeculativeConfig& config) : rng_(config.
   }
 }
 
-uint32_t DraftAcceptance::accepted(uint32_t drafts) {
+uint32_t DraftAcceptance::accepted(uint32_t drafts, double own_rate) {
   KVSIM_CHECK(drafts <= conditional_.size(), "more drafts than acceptance rates");
   uint32_t accepted = 0;
   // A uniform double in [0, 1) from the top 53 bits: the same draws on every standard library.
-  while (accepted < drafts &&
-         static_cast<double>(rng_() >> 11) * 0x1.0p-53 < conditional_[accepted]) {
+  while (accepted < drafts && static_cast<double>(rng_() >> 11) * 0x1.0p-53 <
+                                  (own_rate >= 0 ? own_rate : conditional_[accepted])) {
     ++accepted;
   }
   return accepted;

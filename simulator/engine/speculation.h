@@ -23,6 +23,8 @@
 // Acceptance: `acceptance` are vLLM's per-position acceptance rates (its spec-decode metrics'
 // "per-position acceptance rate"): r_i = P(draft i accepted) = P(a >= i), non-increasing. A
 // single rate p means i.i.d. positions, r_i = p^i, so E[1 + a] = (1 - p^(k+1)) / (1 - p).
+// A CSV trace may give each request its own i.i.d. rate (column `acceptance`, in [0, 1]); it
+// replaces the scenario's rates for that request.
 // Draws: position i is accepted given i - 1 was with probability r_i / r_(i-1), one uniform
 // draw each from a std::mt19937_64 seeded with `seed` (the draws follow the schedule's order,
 // so a run is reproducible).
@@ -75,8 +77,9 @@ double expected_tokens_per_step(const std::vector<double>& rates);
 class DraftAcceptance {
  public:
   explicit DraftAcceptance(const SpeculativeConfig& config);
-  // Drafts accepted of `drafts` proposed (drafts <= k): the longest accepted prefix.
-  uint32_t accepted(uint32_t drafts);
+  // Drafts accepted of `drafts` proposed (drafts <= k): the longest accepted prefix, by the
+  // scenario's rates, or with `own_rate` >= 0 by that i.i.d. rate (a request's trace column).
+  uint32_t accepted(uint32_t drafts, double own_rate = -1);
 
  private:
   std::vector<double> conditional_;  // P(position i accepted | i - 1 was), i = 1..k

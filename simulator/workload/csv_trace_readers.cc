@@ -32,6 +32,7 @@ class CsvTraceReader : public TraceReader {
     row->hash_ids.clear();
     row->prefix_group.reset();
     row->prefix_tokens = 0;
+    row->acceptance.reset();
     row->failed = false;
     const Status parsed = parse_fields(row);
     if (!parsed.is_ok()) return row_error(parsed.message());
@@ -132,7 +133,8 @@ class PlainCsvReader final : public CsvTraceReader {
         prompt_(prompt),
         output_(output),
         group_(header.find("prefix_group")),
-        prefix_tokens_(header.find("prefix_tokens")) {
+        prefix_tokens_(header.find("prefix_tokens")),
+        acceptance_(header.find("acceptance")) {
     for (int position : {arrival, prompt, output}) need_column(position);
   }
   TraceFormat format() const override { return TraceFormat::kCsv; }
@@ -162,9 +164,18 @@ class PlainCsvReader final : public CsvTraceReader {
                                                row->prefix_tokens, row->prompt_tokens));
       }
     }
+    const std::string_view acceptance = optional_field(acceptance_);
+    if (!acceptance.empty()) {
+      double rate = 0;
+      KVSIM_RETURN_IF_ERROR(parse_number_field(acceptance, "acceptance", &rate));
+      if (!(rate >= 0 && rate <= 1)) {
+        return Status::parse_error("column 'acceptance': a rate in [0, 1]");
+      }
+      row->acceptance = rate;
+    }
     return Status::ok();
   }
-  int arrival_, prompt_, output_, group_, prefix_tokens_;
+  int arrival_, prompt_, output_, group_, prefix_tokens_, acceptance_;
 };
 
 std::vector<std::string_view> views(const std::vector<std::string>& names) {

@@ -48,6 +48,7 @@ struct TraceRow {
   std::vector<uint64_t> hash_ids;        // mooncake only
   std::optional<uint64_t> prefix_group;  // csv only
   uint64_t prefix_tokens = 0;            // csv only; 0 = the workload's default
+  std::optional<double> acceptance;      // csv only: speculative acceptance rate in [0, 1]
   bool failed = false;                   // a failed request in the log (zero generated tokens)
 };
 

@@ -44,6 +44,7 @@ Status TraceSource::fill(TraceRow* row, RequestSpec* out) {
   out->hash_ids.swap(row->hash_ids);
   out->hash_block_tokens = out->hash_ids.empty() ? 0 : kMooncakeHashBlockTokens;
   out->prefix_group = row->prefix_group;
+  out->acceptance = row->acceptance;
   out->content_id.reset();
   out->prefix_tokens = 0;
   if (row->prefix_group) {

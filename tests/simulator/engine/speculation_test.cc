@@ -47,6 +47,18 @@ TEST(Speculation, DrawsMeetTheExpectedTokensPerStep) {
   EXPECT_NEAR(tokens / steps / expected, 1.0, 0.01);
 }
 
+// A request's own rate (a trace's acceptance column) replaces the scenario's rates.
+TEST(Speculation, ARequestsOwnRateReplacesTheScenarios) {
+  SpeculativeConfig config;
+  config.num_speculative_tokens = 3;
+  config.acceptance = {0.5, 0.25, 0.125};
+  DraftAcceptance acceptance(config);
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(acceptance.accepted(3, 1.0), 3u);
+    EXPECT_EQ(acceptance.accepted(3, 0.0), 0u);
+  }
+}
+
 SchedulerLimits speculative_limits(uint32_t budget, std::vector<double> rates) {
   SchedulerLimits l = scheduler_table::limits(budget, /*chunked_prefill=*/true,
                                               /*prefix_caching=*/false);

@@ -143,6 +143,27 @@ TEST(TraceReader, AzureAndBurstGptAndPlainCsv) {
   EXPECT_FALSE((*p)[1].prefix_group.has_value());
 }
 
+// A CSV trace's optional `acceptance` column gives a request its own speculative acceptance
+// rate (simulator/engine/speculation.h); a rate outside [0, 1] names the column and the line.
+TEST(TraceReader, ACsvAcceptanceColumnIsEachRequestsRate) {
+  const std::string good = write_file("acc.csv",
+                                      "arrival_s,prompt_tokens,output_tokens,acceptance\n"
+                                      "0,100,10,0.8\n"
+                                      "1,100,10,\n");
+  auto rows = read_all(good, TraceFormat::kCsv);
+  ASSERT_TRUE(rows.is_ok()) << rows.status().message();
+  EXPECT_EQ((*rows)[0].acceptance, 0.8);
+  EXPECT_FALSE((*rows)[1].acceptance.has_value());
+  const std::string bad = write_file("acc_bad.csv",
+                                     "arrival_s,prompt_tokens,output_tokens,acceptance\n"
+                                     "0,100,10,1.5\n");
+  auto refused = read_all(bad, TraceFormat::kCsv);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.status().message().find("acc_bad.csv:2: column 'acceptance'"),
+            std::string::npos)
+      << refused.status().message();
+}
+
 TEST(TraceReader, MalformedRowsStopWithFileAndLine) {
   const std::string path = write_file("bad.csv",
                                       "arrival_s,prompt_tokens,output_tokens\n"
