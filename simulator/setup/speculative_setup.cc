@@ -23,6 +23,13 @@ uint64_t kv_bits_per_token_fp16(const ModelSpec& model) {
   return kv_bits_per_token(kv_shape(model, 1), KvStorage{});
 }
 
+// A quantized checkpoint's drafter layer is quantized as the target's layers are: the layer's
+// share of the target's quantized parameters.
+uint64_t quantized_layer_params(const ModelSpec& model) {
+  if (model.weight_quantization.method.empty()) return 0;
+  return model.weight_quantization.num_params / model.num_layers;
+}
+
 }  // namespace
 
 StatusOr<ModelSpec> draft_cost_model_spec(const ModelSpec& target,
@@ -40,6 +47,8 @@ StatusOr<ModelSpec> draft_cost_model_spec(const ModelSpec& target,
   head.name = target.name + "-" + std::string(speculative_method_name(speculative.config.method));
   head.num_params = one_layer_params(target) + embedding_params(target);
   head.num_active_params = head.num_params;
+  head.weight_quantization.num_params = quantized_layer_params(target);
+  if (head.weight_quantization.num_params == 0) head.weight_quantization = {};
   head.num_layers = 1;
   head.num_dense_layers = 0;  // an MTP module's FFN is an MoE layer (DeepSeek-V3)
   return head;
@@ -68,6 +77,7 @@ ModelSpec draft_memory_model(const ModelSpec& target, const ModelSpec& draft,
       model.num_layers += 1;
       model.num_params += layer;
       model.num_active_params += layer;
+      model.weight_quantization.num_params += quantized_layer_params(target);
       return model;
     }
   }

@@ -244,3 +244,34 @@ TEST(Scenario, AnEagleHeadTakesOneLayerOfWeightsAndKvFromThePool) {
 
 }  // namespace
 }  // namespace kvsim::sim
+
+namespace kvsim::sim {
+namespace {
+
+// DeepSeek-V3's MTP module on its fp8 checkpoint: one more MLA layer of KV (62 / 61) and an
+// fp8-quantized layer of weights, and the head's cost model is one MoE layer of the target.
+TEST(Scenario, AnMtpHeadOnAQuantizedMoeIsOneMoreQuantizedLayer) {
+  const std::vector<std::string> deepseek = {
+      "model=deepseek-v3",      "device=h200",
+      "num_devices=8",          "weight_dtype=fp8",
+      "speculative.method=mtp", "speculative.num_speculative_tokens=1"};
+  auto with = load_scenario("eagle3-llama3.1-8b", deepseek);
+  std::vector<std::string> plain = deepseek;
+  plain.resize(4);
+  plain.push_back("speculative=null");
+  auto without = load_scenario("eagle3-llama3.1-8b", plain);
+  ASSERT_TRUE(with.is_ok() && without.is_ok());
+  auto a = prepare_simulation(*with);
+  auto b = prepare_simulation(*without);
+  ASSERT_TRUE(a.is_ok()) << a.status().message();
+  ASSERT_TRUE(b.is_ok()) << b.status().message();
+  EXPECT_EQ(a->capacity.kv_bytes_per_block * 61, b->capacity.kv_bytes_per_block * 62);
+  EXPECT_LT(*a->capacity.weight_bytes, *b->capacity.weight_bytes * 63 / 61);
+  EXPECT_GT(*a->capacity.weight_bytes, *b->capacity.weight_bytes);
+  ASSERT_TRUE(a->draft_model.has_value());
+  EXPECT_EQ(a->draft_model->num_dense_layers, 0u);
+  EXPECT_EQ(a->cost_capacity().kv_bytes_per_block, b->capacity.kv_bytes_per_block);
+}
+
+}  // namespace
+}  // namespace kvsim::sim
