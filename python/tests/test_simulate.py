@@ -240,3 +240,15 @@ def test_without_pandas_tables_are_numpy_arrays(tmp_path):
         for column in frame.columns:
             got = pandas.Series(tables[name][column], name=column, dtype=frame[column].dtype)
             pandas.testing.assert_series_equal(got, frame[column])
+
+
+def test_speculative_decoding_reports_its_drafts_and_is_absent_without_the_section():
+    # The EAGLE-3 preset: one i.i.d. rate p = 0.743 at k = 3, so a verifying step yields
+    # 1 + p + p^2 + p^3 = 2.705 tokens on average.
+    result = kvsim.simulate("eagle3-llama3.1-8b", set=SMALL)
+    spec = result.summary["speculative"]
+    assert spec["tokens_per_verify_step"] == pytest.approx(2.705, rel=0.02)
+    assert 0 < spec["accepted_draft_tokens"] < spec["draft_tokens"]
+    plain = kvsim.simulate("eagle3-llama3.1-8b", set={**SMALL, "speculative": "null"})
+    assert "speculative" not in plain.summary
+    assert plain.summary["tpot_s"]["mean"] > 1.5 * result.summary["tpot_s"]["mean"]

@@ -404,8 +404,9 @@ void Engine::start_batch(int64_t start_ns) {
     auto& first = requests_.at(chunk.slot).first_scheduled_ns;
     if (!first) first = start_ns;
   }
-  stats_.prefill_tokens += plan_.shape.prefill_tokens;
-  stats_.decode_tokens += plan_.shape.decode_tokens;
+  // A verification is costed as a chunk (the shape's prefill sums) but is decode work.
+  stats_.prefill_tokens += plan_.shape.prefill_tokens - plan_.verify_tokens;
+  stats_.decode_tokens += plan_.shape.decode_tokens + plan_.verify_tokens;
   stats_.recomputed_tokens += plan_.recomputed_tokens;
   stats_.busy_ns += duration;
   stats_.kv_blocks_peak = std::max(stats_.kv_blocks_peak, cache_.pool().num_used_blocks());

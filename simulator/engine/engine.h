@@ -95,10 +95,10 @@ struct EngineStats {
   //     = sum(P + O - 1) - sum(prompt tokens cached at first admission) + recomputed_tokens
   //       + (draft_tokens - accepted_draft_tokens)
   // over the requests admitted (all of them once the run ends, drops aside). A speculative
-  // step of 1 + d tokens counts in prefill_tokens (it is costed as a chunk).
+  // step's 1 + d tokens count in decode_tokens (though costed as a chunk).
   uint64_t recomputed_tokens = 0;
   uint64_t output_tokens = 0;  // output tokens sampled (all requests)
-  uint64_t draft_tokens = 0;   // speculative drafts verified (counted in prefill_tokens)
+  uint64_t draft_tokens = 0;   // speculative drafts verified (counted in decode_tokens)
   uint64_t accepted_draft_tokens = 0;
   uint64_t verify_steps = 0;         // a request's step that verified drafts
   uint64_t tokens_done = 0;          // tokens computed by iterations that have ended

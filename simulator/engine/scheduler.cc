@@ -18,6 +18,7 @@ void StepPlan::clear() {
   recomputed_tokens = 0;
   external.clear();
   draft_shape = BatchShape{};
+  verify_tokens = 0;
 }
 
 Scheduler::Scheduler(SchedulerLimits limits, KvCacheCoordinator* cache, RequestTable* requests)
@@ -54,6 +55,7 @@ void Scheduler::add_chunk(uint32_t slot, uint64_t num_tokens, StepPlan* plan) {
   request.high_water = std::max(request.high_water, end);
   plan->chunks.push_back({slot, static_cast<uint32_t>(num_tokens)});
   const bool sampled = end >= request.known_tokens();
+  if (request.drafts > 0) plan->verify_tokens += num_tokens;
   plan->shape.add(num_tokens, attended(request.computed), request.in_prefill() || num_tokens > 1,
                   sampled ? uint64_t{1} + request.drafts : 0);
   if (sampled && limits_.speculative.runs_draft_model()) {

@@ -94,6 +94,7 @@ struct StepPlan {
   // token each after their context — the batch each of the drafter's k passes runs after the
   // verification (simulator/engine/speculation.h).
   BatchShape draft_shape;
+  uint64_t verify_tokens = 0;  // tokens of steps verifying drafts (in shape's prefill sums)
 
   void clear();
   bool has_work() const { return !chunks.empty(); }
