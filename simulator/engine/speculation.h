@@ -61,8 +61,8 @@ struct SpeculativeConfig {
   uint32_t lookahead_tokens() const {
     return method == SpeculativeMethod::kNgram ? 0 : num_speculative_tokens;
   }
-  // A method that runs a draft network on the device (its passes cost time).
-  bool runs_draft_model() const { return method != SpeculativeMethod::kNgram; }
+  // Enabled with a method that runs a draft network on the device (its passes cost time).
+  bool runs_draft_model() const { return enabled() && method != SpeculativeMethod::kNgram; }
 };
 
 // The per-position rates of k positions from what a scenario states: one rate p (i.i.d.,
