@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/base/text_format.h"
 #include "core/model/weight_memory.h"
 
 namespace kvsim {
@@ -114,6 +115,19 @@ KvShape rank_kv_shape(const ModelSpec& model, const ParallelLayout& layout) {
   KvShape shape = kv_shape(model, layout.attention_tp());
   shape.num_layers /= layout.pp;
   return shape;
+}
+
+std::string rank_weights_formula(const RankWeights& w, const ParallelLayout& layout) {
+  std::string stage;
+  if (layout.pp > 1) {
+    stage = fmt::format("stage {} of {} ({} layers, {} MoE; the heaviest): ", w.stage, layout.pp,
+                        w.stage_layers, w.moe_layers);
+  }
+  return fmt::format(
+      "{}routed experts / TP {} + routers (every rank) + (rest of the layers, embedding, lm_head) "
+      "/ attention TP {} = {} + {} + {} B",
+      stage, layout.tp, layout.attention_tp(), format_count(w.routed_bytes),
+      format_count(w.replicated_bytes), format_count(w.attention_tp_bytes));
 }
 
 std::string describe_parallel_layout(const ParallelLayout& layout) {

@@ -99,6 +99,10 @@ RankWeights rank_weights(const ModelSpec& model, DType weight_dtype, const Paral
 // The KV one rank caches per token (uniform models; pp == 1 for hybrid ones).
 KvShape rank_kv_shape(const ModelSpec& model, const ParallelLayout& layout);
 
+// The weights formula with the rank's numbers, for the capacity report and the engine's
+// weights term: "routed experts x 58/58 MoE layers / TP 8 + routers + rest / attention TP 1 ...".
+std::string rank_weights_formula(const RankWeights& weights, const ParallelLayout& layout);
+
 // "TP 8 = 8 attention DP x attention TP 1, EP 8, PP 1": the layout in one line.
 std::string describe_parallel_layout(const ParallelLayout& layout);
 
