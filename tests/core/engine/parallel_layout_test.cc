@@ -7,20 +7,19 @@
 #include <gtest/gtest.h>
 
 #include "core/engine/capacity.h"
-#include "core/model/hf_config.h"
+#include "core/model/load_spec.h"
 #include "core/model/weight_memory.h"
-#include "tests/test_data.h"
 
 namespace kvsim {
 namespace {
 
 using ::testing::HasSubstr;
 
-ModelSpec preset(const std::string& file) {
-  const std::string path = (testing::source_dir() / "presets/hf" / file).string();
-  auto imported = import_hf_config_file(path);
-  EXPECT_TRUE(imported.is_ok()) << imported.status().message();
-  return imported.is_ok() ? imported->model : ModelSpec{};
+// A model preset (presets/models/<name>.yaml, imported from its presets/hf/ config.json).
+ModelSpec preset(const std::string& name) {
+  auto model = load_model(name);
+  EXPECT_TRUE(model.is_ok()) << model.status().message();
+  return model.is_ok() ? *model : ModelSpec{};
 }
 
 // DeepSeek-V3 (hidden 7168, vocab 129280, 61 layers of which the first 3 dense, 256 routed
@@ -50,7 +49,7 @@ ModelSpec preset(const std::string& file) {
 //                     (121,300,653,440 + 2 x 926,679,040 x 16) / 8 = 18,869,297,840 B
 //   per rank          100,840,710,832 B (93.9 GiB)
 TEST(ParallelLayoutTest, DeepSeekV3AtEp8Dp8HoldsAnEighthOfTheExpertsAndAllElse) {
-  const ModelSpec model = preset("deepseek-ai__DeepSeek-V3.json");
+  const ModelSpec model = preset("deepseek-v3");
   ASSERT_EQ(model.num_params, 671'026'419'200u);
   const ParallelLayout layout{.tp = 8, .dp = 8, .ep = 8, .pp = 1};
   ASSERT_TRUE(validate_parallel_layout(model, layout).is_ok());
@@ -66,7 +65,7 @@ TEST(ParallelLayoutTest, DeepSeekV3AtEp8Dp8HoldsAnEighthOfTheExpertsAndAllElse) 
 // KV of DeepSeek-V3 per rank: the MLA latent is not split by attention TP, so at attention TP 1
 // and at TP 8 alike a rank caches 61 layers x (512 + 64) x 2 B (bf16) = 70,272 B per token.
 TEST(ParallelLayoutTest, MlaLatentIsWholeOnEveryAttentionTpRank) {
-  const ModelSpec model = preset("deepseek-ai__DeepSeek-V3.json");
+  const ModelSpec model = preset("deepseek-v3");
   for (const ParallelLayout layout :
        {ParallelLayout{.tp = 8, .dp = 8, .ep = 8}, ParallelLayout{.tp = 8, .dp = 1, .ep = 8}}) {
     const KvShape shape = rank_kv_shape(model, layout);
@@ -89,7 +88,7 @@ TEST(ParallelLayoutTest, MlaLatentIsWholeOnEveryAttentionTpRank) {
 //   per rank           117,620,741,888 B
 //   KV per token       94 layers x 2 (K, V) x 1 head x 128 x 2 B = 48,128 B
 TEST(ParallelLayoutTest, Qwen3MoeAtTp4Ep4) {
-  const ModelSpec model = preset("Qwen__Qwen3-235B-A22B.json");
+  const ModelSpec model = preset("qwen3-235b-a22b");
   ASSERT_EQ(model.num_params, 235'093'634'560u);
   const ParallelLayout layout{.tp = 4, .dp = 1, .ep = 4, .pp = 1};
   ASSERT_TRUE(validate_parallel_layout(model, layout).is_ok());
@@ -108,7 +107,7 @@ TEST(ParallelLayoutTest, Qwen3MoeAtTp4Ep4) {
 // whole 7,947,955,712 non-routed, non-router params (x 2 B = 15,895,911,424 B) on every rank,
 // and each rank caches all 4 KV heads: 94 x 2 x 4 x 128 x 2 = 192,512 B per token.
 TEST(ParallelLayoutTest, DpAttentionReplicatesTheRest) {
-  const ModelSpec model = preset("Qwen__Qwen3-235B-A22B.json");
+  const ModelSpec model = preset("qwen3-235b-a22b");
   const ParallelLayout layout{.tp = 4, .dp = 4, .ep = 4, .pp = 1};
   const RankWeights w = rank_weights(model, DType::kBf16, layout);
   EXPECT_EQ(w.attention_tp_bytes, 15'895'911'424u);
@@ -122,7 +121,7 @@ TEST(ParallelLayoutTest, DpAttentionReplicatesTheRest) {
 // matrix: (227,096,395,776 + 49,283,072 + 7,947,955,712 - 2 x 622,329,856) / 2 + 622,329,856
 // = 117,546,817,280 params x 2 B = 235,093,634,560 B; KV 47 layers: 47 x 2 x 4 x 128 x 2 B.
 TEST(ParallelLayoutTest, PipelineStagesSplitTheLayers) {
-  const ModelSpec model = preset("Qwen__Qwen3-235B-A22B.json");
+  const ModelSpec model = preset("qwen3-235b-a22b");
   const ParallelLayout layout{.tp = 1, .dp = 1, .ep = 1, .pp = 2};
   ASSERT_TRUE(validate_parallel_layout(model, layout).is_ok());
   const RankWeights w = rank_weights(model, DType::kBf16, layout);
@@ -134,7 +133,7 @@ TEST(ParallelLayoutTest, PipelineStagesSplitTheLayers) {
 
 // Today's TP group is the old formula to the byte.
 TEST(ParallelLayoutTest, TpOnlyIsLoadedWeightBytes) {
-  const ModelSpec model = preset("Qwen__Qwen3-235B-A22B.json");
+  const ModelSpec model = preset("qwen3-235b-a22b");
   for (uint32_t tp : {1u, 2u, 8u, 16u}) {
     EXPECT_EQ(rank_weights(model, DType::kFp8, ParallelLayout{.tp = tp}).bytes,
               loaded_weight_bytes(model, DType::kFp8, tp));
@@ -149,21 +148,15 @@ struct BadLayout {
 
 TEST(ParallelLayoutTest, BadCombinationsNameTheField) {
   const BadLayout cases[] = {
-      {"Qwen__Qwen3-8B.json",
-       {.tp = 2, .ep = 2},
-       "parallel.ep (--ep) 2 needs a mixture-of-experts"},
-      {"Qwen__Qwen3-235B-A22B.json", {.tp = 8, .dp = 3}, "parallel.dp (--dp) 3 must divide the 8"},
-      {"Qwen__Qwen3-235B-A22B.json",
-       {.tp = 6, .ep = 3},
-       "parallel.ep (--ep) 3 must divide the 128"},
-      {"Qwen__Qwen3-235B-A22B.json",
-       {.tp = 8, .ep = 16},
-       "parallel.ep (--ep) 16 must divide the 8"},
-      {"Qwen__Qwen3-235B-A22B.json", {.pp = 3}, "parallel.pp (--pp) 3 must divide the 94 layers"},
-      {"Qwen__Qwen3-235B-A22B.json", {.tp = 0}, "parallel.tp (--tp) 0 must be >= 1"},
-      {"Qwen__Qwen3-235B-A22B.json", {.dp = 0}, "parallel.dp (--dp) 0 must be >= 1"},
-      {"Qwen__Qwen3-235B-A22B.json", {.ep = 0}, "parallel.ep (--ep) 0 must be >= 1"},
-      {"Qwen__Qwen3-235B-A22B.json", {.pp = 0}, "parallel.pp (--pp) 0 must be >= 1"},
+      {"qwen3-8b", {.tp = 2, .ep = 2}, "parallel.ep (--ep) 2 needs a mixture-of-experts"},
+      {"qwen3-235b-a22b", {.tp = 8, .dp = 3}, "parallel.dp (--dp) 3 must divide the 8"},
+      {"qwen3-235b-a22b", {.tp = 6, .ep = 3}, "parallel.ep (--ep) 3 must divide the 128"},
+      {"qwen3-235b-a22b", {.tp = 8, .ep = 16}, "parallel.ep (--ep) 16 must divide the 8"},
+      {"qwen3-235b-a22b", {.pp = 3}, "parallel.pp (--pp) 3 must divide the 94 layers"},
+      {"qwen3-235b-a22b", {.tp = 0}, "parallel.tp (--tp) 0 must be >= 1"},
+      {"qwen3-235b-a22b", {.dp = 0}, "parallel.dp (--dp) 0 must be >= 1"},
+      {"qwen3-235b-a22b", {.ep = 0}, "parallel.ep (--ep) 0 must be >= 1"},
+      {"qwen3-235b-a22b", {.pp = 0}, "parallel.pp (--pp) 0 must be >= 1"},
   };
   for (const BadLayout& c : cases) {
     const Status status = validate_parallel_layout(preset(c.file), c.layout);
