@@ -197,11 +197,15 @@ void explain_counts(const ModelSpec& model, const CapacityPlan& plan, std::ostri
     }
     out << "\n";
   }
-  if (query.dp > 1) {
-    out << "Tokens the layout caches = dp x max tokens of one rank's DP rank = " << query.dp
-        << " x " << format_count(*r.max_tokens) << " = " << format_count(*r.max_tokens * query.dp)
-        << "\n";
-  }
+}
+
+// With data-parallel attention each DP rank caches its own requests: the layout holds dp pools.
+void explain_dp_tokens(const CapacityPlan& plan, std::ostringstream& out) {
+  const CapacityResult& r = plan.capacity;
+  if (plan.query.dp <= 1 || !r.max_tokens) return;
+  out << "Tokens the layout caches = dp x max tokens of one rank's DP rank = " << plan.query.dp
+      << " x " << format_count(*r.max_tokens) << " = "
+      << format_count(*r.max_tokens * plan.query.dp) << "\n";
 }
 
 }  // namespace
@@ -221,6 +225,7 @@ std::string capacity_report(const ModelSpec& model, const DeviceSpec* device,
   }
   explain_budget(model, plan, out);
   explain_counts(model, plan, out);
+  explain_dp_tokens(plan, out);
   return out.str();
 }
 

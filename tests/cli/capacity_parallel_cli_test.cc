@@ -47,6 +47,21 @@ TEST(CapacityParallelCliTest, Qwen3AtTp4Ep4) {
   EXPECT_EQ(out["weight_bytes"], 117'620'741'888ull);
 }
 
+// A hybrid model (sliding-window groups) counts its tokens by its own rule (core/model/
+// kv_groups.h); the layout's tokens are still dp x one rank's.
+TEST(CapacityParallelCliTest, HybridModelsPrintTheDpTokensToo) {
+  const CliResult result =
+      run_kvsim("capacity --model gemma-3-27b-it --tp 4 --dp 2 --device h100-sxm --json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json out = json::parse(result.out, nullptr, false);
+  EXPECT_EQ(out["parallel"]["attention_tp"], 2u);
+  EXPECT_EQ(out["parallel"]["max_tokens_all_dp_ranks"], 2 * out["max_tokens"].get<uint64_t>());
+  const CliResult text =
+      run_kvsim("capacity --model gemma-3-27b-it --tp 4 --dp 2 --device h100-sxm");
+  EXPECT_THAT(text.out, HasSubstr("Tokens the layout caches = dp x max tokens of one rank's DP "
+                                  "rank = 2 x "));
+}
+
 TEST(CapacityParallelCliTest, WithoutTheFlagsNoLayoutIsPrinted) {
   const CliResult result = run_kvsim("capacity --model qwen3-235b-a22b --tp 4 --json");
   ASSERT_EQ(result.exit_code, 0) << result.err;
