@@ -20,8 +20,11 @@
 //     fused_moe/config.py) flattens tp over dp ("There are actually dp_size * tp_size
 //     devices"); with expert parallelism ep_size = that flattened size and each expert is whole
 //     on its rank, without it every expert is split over all of them. SGLang splits the experts
-//     over --ep-size ranks and each expert over moe_tp_size = tp / ep. Either way one rank holds
-//     routed experts / ep, each split tp / ep ways: routed / tp of the routed weights.
+//     over --ep-size ranks and each expert over moe_tp_size = tp_size // moe_ep_size //
+//     moe_dp_size (python/sglang/srt/distributed/parallel_state.py, initialize_model_parallel;
+//     it requires tp_size % ep_size == 0). Either way one rank holds routed experts / ep, each
+//     split tp / ep ways: routed / tp of the routed weights. (SGLang's --moe-dp-size, which
+//     replicates the experts over MoE-DP groups, is not modelled: kvsim takes its default 1.)
 //   * Everything else (attention, dense FFN, shared experts, embedding, untied lm_head) is split
 //     by the attention TP and replicated over the dp ranks (vLLM: every DP engine core loads
 //     its own copy, split by --tensor-parallel-size). The MoE router is replicated on every
