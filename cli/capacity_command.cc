@@ -25,6 +25,9 @@ struct CapacityOptions {
   uint64_t seq_len = 0;
   uint32_t block_size = 0;
   uint32_t tp = 1;
+  uint32_t dp = 1;  // the parallel layout's rest (core/engine/parallel_layout.h)
+  uint32_t ep = 1;
+  uint32_t pp = 1;
   std::optional<uint64_t> kv_budget_bytes;
   uint32_t quant_group = 0;
   EngineOptions engine;    // --max-num-batched-tokens among them (also the hybrid windows')
@@ -49,6 +52,9 @@ StatusOr<CapacityQuery> make_query(const CapacityOptions& o, const ModelSpec& mo
   query.seq_len = o.seq_len;
   query.block_size = o.block_size;
   query.tp = o.tp;
+  query.dp = o.dp;
+  query.ep = o.ep;
+  query.pp = o.pp;
   query.kv_budget_bytes = o.kv_budget_bytes;
   // Without an engine (--kv-budget-bytes) a hybrid model's windows still take the flag's chunk;
   // with one, core/engine/capacity_plan.h sets the engine's resolved value.
@@ -126,7 +132,16 @@ void register_capacity_command(CLI::App& app, CommandFn* chosen) {
   command
       ->add_option("--block-size", options->block_size, "tokens per block (default: the device's)")
       ->check(CLI::Range(1u, 1u << 20));
-  command->add_option("--tp", options->tp, "tensor-parallel devices")->check(CLI::Range(1u, 4096u));
+  command->add_option("--tp", options->tp, "tensor-parallel devices (of one pipeline stage)")
+      ->check(CLI::Range(1u, 4096u));
+  // Zero passes the parser so that core/engine/parallel_layout.h names it (exit 2).
+  command->add_option("--dp", options->dp,
+                      "attention data-parallel ranks inside the TP group (attention TP = tp / dp; "
+                      "SGLang --dp-size --enable-dp-attention, vLLM --data-parallel-size)");
+  command->add_option("--ep", options->ep,
+                      "expert-parallel ranks the routed experts are divided over (vLLM "
+                      "--enable-expert-parallel: ep = tp)");
+  command->add_option("--pp", options->pp, "pipeline stages (each rank holds layers / pp)");
   command->add_option("--kv-budget-bytes", options->kv_budget_bytes,
                       "KV budget per device in bytes (overrides the engine's budget)");
   add_engine_options(command, &options->engine);

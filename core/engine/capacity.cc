@@ -36,7 +36,8 @@ StatusOr<uint64_t> hybrid_request_bytes(const CapacityQuery& query, const Capaci
 }
 
 Status fill_hybrid_terms(const ModelSpec& model, const CapacityQuery& query, CapacityResult* out) {
-  KVSIM_ASSIGN_OR_RETURN(KvCachePlan plan, plan_kv_cache(model, query.kv, query.tp, out->block_size,
+  const uint32_t attn_tp = parallel_layout(query).attention_tp();
+  KVSIM_ASSIGN_OR_RETURN(KvCachePlan plan, plan_kv_cache(model, query.kv, attn_tp, out->block_size,
                                                          out->nz, out->nz_width));
   out->kv_bits_per_token = 0;
   out->kv_bits_per_token_per_device = 0;
@@ -50,7 +51,7 @@ Status fill_hybrid_terms(const ModelSpec& model, const CapacityQuery& query, Cap
   out->kv_bytes_per_block = plan.bytes_per_block();
   KVSIM_ASSIGN_OR_RETURN(
       KvCachePlan nd_plan,
-      plan_kv_cache(model, query.kv, query.tp, out->block_size, /*nz=*/false, out->nz_width));
+      plan_kv_cache(model, query.kv, attn_tp, out->block_size, /*nz=*/false, out->nz_width));
   out->kv_bytes_per_block_nd = nd_plan.bytes_per_block();
   out->blocks_per_seq = blocks_per_request(plan, out->seq_len, query.max_num_batched_tokens);
   out->hybrid = std::move(plan);
@@ -59,9 +60,10 @@ Status fill_hybrid_terms(const ModelSpec& model, const CapacityQuery& query, Cap
 
 // Everything in the result that needs only the model and the storage.
 Status fill_model_terms(const ModelSpec& model, const CapacityQuery& query, CapacityResult* out) {
-  KVSIM_ASSIGN_OR_RETURN(out->groups, layer_group_bytes(model, query.kv, query.tp));
+  const ParallelLayout layout = parallel_layout(query);
+  KVSIM_ASSIGN_OR_RETURN(out->groups, layer_group_bytes(model, query.kv, layout.attention_tp()));
   out->shape_model = kv_shape(model, 1);
-  out->shape_per_device = kv_shape(model, query.tp);
+  out->shape_per_device = rank_kv_shape(model, layout);
   out->seq_len = query.seq_len > 0 ? query.seq_len : model.max_position_embeddings;
   if (out->seq_len == 0) out->seq_len = 1024;
   if (is_hybrid(model)) return fill_hybrid_terms(model, query, out);
@@ -86,7 +88,8 @@ Status fill_model_terms(const ModelSpec& model, const CapacityQuery& query, Capa
 // engine's (core/engine/capacity_plan.h); this file only turns a budget into blocks.
 void fill_budget_terms(const ModelSpec& model, const CapacityQuery& query, CapacityResult* out) {
   if (model.num_params > 0) {
-    out->weight_bytes = loaded_weight_bytes(model, query.weight_dtype, query.tp);
+    out->rank_weights = rank_weights(model, query.weight_dtype, parallel_layout(query));
+    out->weight_bytes = out->rank_weights->bytes;
   }
   out->kv_budget_bytes = query.kv_budget_bytes;
 }
@@ -138,34 +141,43 @@ void fill_hybrid_counts(const ModelSpec& model, const CapacityQuery& query, Capa
   out->max_seq_len_capped = low == limit && model.max_position_embeddings > 0;
 }
 
+// The heads of a uniform or hybrid model split evenly over the attention TP.
+Status check_heads(const ModelSpec& model, const CapacityQuery& query) {
+  const uint32_t attn_tp = parallel_layout(query).attention_tp();
+  // vLLM (ModelConfig.verify_with_parallel_config: "Total number of attention heads (...) must
+  // be divisible by tensor parallel size") and SGLang shard the query heads evenly.
+  if (model.num_attention_heads > 0 && model.num_attention_heads % attn_tp != 0) {
+    std::vector<uint32_t> valid;
+    for (uint32_t tp = 1; tp <= model.num_attention_heads; ++tp) {
+      if (model.num_attention_heads % tp == 0) valid.push_back(tp);
+    }
+    return Status::invalid_argument(fmt::format(
+        "{} must divide the {} attention heads of '{}', as vLLM and SGLang require; valid: {}",
+        query.dp > 1 ? fmt::format("attention tensor parallelism {} (tp / dp)", attn_tp)
+                     : fmt::format("tensor parallelism {} (--tp, num_devices)", attn_tp),
+        model.num_attention_heads, model.name, fmt::join(valid, ", ")));
+  }
+  if (model.attention != AttentionKind::kMla && model.num_kv_heads % attn_tp != 0 &&
+      attn_tp % model.num_kv_heads != 0) {
+    return Status::invalid_argument(fmt::format(
+        "{} {} must divide the {} KV heads of '{}' or be a multiple of them",
+        query.dp > 1 ? "attention TP (tp / dp)" : "--tp", attn_tp, model.num_kv_heads, model.name));
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 StatusOr<CapacityResult> compute_capacity(const ModelSpec& model, const DeviceSpec* device,
                                           const CapacityQuery& query) {
   KVSIM_RETURN_IF_ERROR(validate_model(model));
   if (query.tp == 0) return Status::invalid_argument("--tp must be >= 1");
+  KVSIM_RETURN_IF_ERROR(validate_parallel_layout(model, parallel_layout(query)));
   if (query.batch == 0) return Status::invalid_argument("--batch must be >= 1");
   if (query.max_num_batched_tokens == 0) {
     return Status::invalid_argument("--max-num-batched-tokens must be >= 1");
   }
-  // vLLM (ModelConfig.verify_with_parallel_config: "Total number of attention heads (...) must
-  // be divisible by tensor parallel size") and SGLang shard the query heads evenly.
-  if (model.num_attention_heads > 0 && model.num_attention_heads % query.tp != 0) {
-    std::vector<uint32_t> valid;
-    for (uint32_t tp = 1; tp <= model.num_attention_heads; ++tp) {
-      if (model.num_attention_heads % tp == 0) valid.push_back(tp);
-    }
-    return Status::invalid_argument(fmt::format(
-        "tensor parallelism {} (--tp, num_devices) must divide the {} attention heads of '{}', "
-        "as vLLM and SGLang require; valid: {}",
-        query.tp, model.num_attention_heads, model.name, fmt::join(valid, ", ")));
-  }
-  if (model.attention != AttentionKind::kMla && model.num_kv_heads % query.tp != 0 &&
-      query.tp % model.num_kv_heads != 0) {
-    return Status::invalid_argument(
-        fmt::format("--tp {} must divide the {} KV heads of '{}' or be a multiple of them",
-                    query.tp, model.num_kv_heads, model.name));
-  }
+  KVSIM_RETURN_IF_ERROR(check_heads(model, query));
   if (device != nullptr && !supports_kv_dtype(*device, query.kv.dtype)) {
     std::vector<std::string_view> valid;
     for (DType dtype : device->kv_dtypes) valid.push_back(dtype_name(dtype));

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "core/base/status.h"
+#include "core/engine/parallel_layout.h"
 #include "core/model/device_spec.h"
 #include "core/model/dtype.h"
 #include "core/model/kv_groups.h"
@@ -53,7 +54,11 @@ struct CapacityQuery {
   DType weight_dtype = DType::kFp16;  // dtype of the model weights
   uint32_t block_size = 0;            // tokens per block; 0 = the device's default (16 without)
   uint32_t tp = 1;                    // tensor-parallel devices sharing weights and KV heads
-  uint64_t batch = 1;                 // sequences, for kv_bytes_for_request
+  // The rest of a parallel layout (core/engine/parallel_layout.h); 1 each: a plain TP group.
+  uint32_t dp = 1;     // attention data-parallel ranks inside the TP group (attention TP = tp / dp)
+  uint32_t ep = 1;     // ranks the routed experts are divided over
+  uint32_t pp = 1;     // pipeline stages
+  uint64_t batch = 1;  // sequences, for kv_bytes_for_request
   uint64_t seq_len = 0;  // tokens per sequence; 0 = the model's max positions (plan_capacity:
                          // the engine's max_model_len, --max-model-len or a deployment's)
   // Hybrid models: the chunked-prefill budget a sliding-window group's blocks must cover
@@ -65,6 +70,10 @@ struct CapacityQuery {
   // block counts.
   std::optional<uint64_t> kv_budget_bytes;
 };
+
+inline ParallelLayout parallel_layout(const CapacityQuery& query) {
+  return ParallelLayout{.tp = query.tp, .dp = query.dp, .ep = query.ep, .pp = query.pp};
+}
 
 // Answers, per device of the TP group unless stated. Optionals are empty where the inputs do
 // not determine them (no device, no parameter count).
@@ -82,6 +91,7 @@ struct CapacityResult {
   uint64_t tokens_kept_per_seq = 0;              // min(seq_len, sliding window)
   uint64_t kv_bytes_for_request = 0;             // whole model: batch x tokens kept x bytes/token
   std::optional<uint64_t> weight_bytes;          // per device, core/model/weight_memory.h
+  std::optional<RankWeights> rank_weights;       // its parts by layout, when weight_bytes is set
   std::optional<uint64_t> kv_budget_bytes;       // per device (the query's)
   std::optional<uint64_t> num_blocks;            // per device pool size, null block included
   std::optional<uint64_t> num_usable_blocks;     // num_blocks - 1 (0 when there are none)
@@ -101,8 +111,10 @@ struct CapacityResult {
   uint64_t blocks_per_seq = 0;  // blocks one sequence of seq_len holds (all groups)
 };
 
-// Validates the query against the model and device (dtype supported, tp divides heads or
-// heads divide tp, nothing overflows 64 bits) and computes every answer.
+// Validates the query against the model and device (dtype supported, the parallel layout
+// (validate_parallel_layout), its attention TP divides heads or heads divide it, nothing
+// overflows 64 bits) and computes every answer. With a layout "per device" is per rank: the KV
+// of the rank's attention-TP share of its stage's layers, the weights of rank_weights().
 StatusOr<CapacityResult> compute_capacity(const ModelSpec& model, const DeviceSpec* device,
                                           const CapacityQuery& query);
 

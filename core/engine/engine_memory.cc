@@ -211,6 +211,7 @@ StatusOr<EngineBudget> compute_engine_budget(const ModelSpec& model, const Devic
     return Status::invalid_argument("the memory utilization must be in (0, 1]");
   }
   if (capacity.tp == 0) return Status::invalid_argument("--tp must be >= 1");
+  KVSIM_RETURN_IF_ERROR(validate_parallel_layout(model, parallel_layout(capacity)));
   EngineQuery resolved = query;
   std::string ascend_note;
   if (resolved.kind == EngineKind::kVllm && device.vendor == "huawei") {

@@ -31,9 +31,12 @@ void set_requested(const Inputs& in, double default_utilization, const std::stri
 
 SetAsideTerm weights_term(const Inputs& in, const std::string& source) {
   const DType dtype = in.capacity.weight_dtype;
-  const uint64_t bytes = loaded_weight_bytes(in.model, dtype, in.capacity.tp);
+  const ParallelLayout layout = parallel_layout(in.capacity);
+  const RankWeights rank = rank_weights(in.model, dtype, layout);
   std::string formula;
-  if (dtype_bits(dtype) >= 16) {
+  if (!layout.tp_only()) {
+    formula = rank_weights_formula(rank, layout);
+  } else if (dtype_bits(dtype) >= 16) {
     formula = "params x bytes(" + std::string(dtype_name(dtype)) +
               ") / TP = " + format_count(in.model.num_params) + " x " +
               format_number(dtype_bits(dtype) / 8.0) + " / " + std::to_string(in.capacity.tp);
@@ -44,7 +47,7 @@ SetAsideTerm weights_term(const Inputs& in, const std::string& source) {
               (in.model.tie_word_embeddings ? "1 (tied)" : "2 (embedding + lm_head)") + " = " +
               format_count(embedding_params(in.model));
   }
-  return {"weights", bytes, formula, source, SetAsideKind::kWeights};
+  return {"weights", rank.bytes, formula, source, SetAsideKind::kWeights};
 }
 
 SetAsideTerm activation_term(const Inputs& in, const ProfileBatch& batch,

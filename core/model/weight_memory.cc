@@ -46,6 +46,21 @@ uint32_t linear_bits(const ModelSpec& model, DType weight_dtype) {
   return q.method.empty() ? dtype_bits(weight_dtype) : dtype_bits(q.dtype);
 }
 
+// Bits per parameter of a linear layer, its quantization groups included.
+long double linear_bits_per_param(const ModelSpec& model, DType weight_dtype) {
+  const WeightQuantization& q = model.weight_quantization;
+  if (!q.method.empty()) {
+    const long double groups =
+        q.group_size > 0 ? static_cast<long double>(q.group_bits) / q.group_size : 0;
+    return dtype_bits(q.dtype) + groups;
+  }
+  const uint32_t bits = dtype_bits(weight_dtype);
+  if (weight_dtype == DType::kInt4 && bits < kEmbeddingBits) {
+    return bits + kInt4GroupBits / kInt4GroupSize;
+  }
+  return bits;
+}
+
 }  // namespace
 
 DType run_weight_dtype(const ModelSpec& model, std::optional<DType> stated) {
@@ -71,6 +86,30 @@ uint64_t replicated_kv_params(const ModelSpec& model, uint32_t tp) {
   }
   // Every rank holds one whole KV head where the even share would be kv_heads / tp of one.
   return uint64_t{model.num_layers} * 2 * model.hidden_size * model.head_dim;
+}
+
+uint64_t routed_expert_params(const ModelSpec& model) {
+  if (model.num_experts == 0 || model.num_layers <= model.num_dense_layers) return 0;
+  return uint64_t{model.num_layers - model.num_dense_layers} * model.num_experts * 3 *
+         model.hidden_size * model.moe_intermediate_size;
+}
+
+WeightBitsSplit split_weight_bits(const ModelSpec& model, DType weight_dtype) {
+  WeightBitsSplit out;
+  const long double vocab_hidden = static_cast<long double>(model.vocab_size) * model.hidden_size;
+  const uint32_t kept_bits = unquantized_bits(model, weight_dtype);
+  out.embedding = vocab_hidden * kept_bits;
+  out.lm_head = model.tie_word_embeddings ? 0 : out.embedding;
+  out.router = static_cast<long double>(router_params(model)) * kept_bits;
+  out.routed_experts = static_cast<long double>(routed_expert_params(model)) *
+                       linear_bits_per_param(model, weight_dtype);
+  // The K and V projections of all heads (replicated_kv_params counts one head's).
+  const uint32_t past_heads = model.num_kv_heads + 1;
+  out.kv_projection = static_cast<long double>(replicated_kv_params(model, past_heads)) *
+                      linear_bits(model, weight_dtype) * model.num_kv_heads;
+  out.rest = total_bits(model, weight_dtype) - out.embedding - out.lm_head - out.router -
+             out.routed_experts - out.kv_projection;
+  return out;
 }
 
 uint64_t loaded_weight_bytes(const ModelSpec& model, DType weight_dtype, uint32_t tp) {

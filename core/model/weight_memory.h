@@ -56,4 +56,25 @@ uint64_t router_params(const ModelSpec& model);
 // rank); 0 when the heads split evenly, and for MLA and hybrid models.
 uint64_t replicated_kv_params(const ModelSpec& model, uint32_t tp);
 
+// The routed experts' matrices (gate, up, down of every routed expert of every MoE layer):
+// (layers - dense layers) x experts x 3 x hidden x moe_intermediate; 0 for a dense model.
+uint64_t routed_expert_params(const ModelSpec& model);
+
+// All weight bits of the model (what loaded_weight_bytes splits over `tp`), by how a parallel
+// layout places them (core/engine/parallel_layout.h). The parts sum to the whole; each is
+// counted at the width loaded_weight_bytes gives it (routed experts at the linear layers' width
+// with their quantization groups, embedding / lm_head / router unquantized).
+struct WeightBitsSplit {
+  long double routed_experts = 0;  // routed expert matrices
+  long double router = 0;          // MoE routers, replicated on every rank
+  long double embedding = 0;       // the input embedding, vocab x hidden
+  long double lm_head = 0;         // the untied output projection; 0 when tied
+  long double kv_projection = 0;   // every K and V projection (one KV head per rank past tp >
+                                   // kv_heads); 0 for MLA and hybrid models, which keep them
+                                   // in `rest`
+  long double rest = 0;            // the rest of the layers: attention, dense FFN, shared
+                                   // experts, norms
+};
+WeightBitsSplit split_weight_bits(const ModelSpec& model, DType weight_dtype);
+
 }  // namespace kvsim

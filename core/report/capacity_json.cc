@@ -97,6 +97,28 @@ nlohmann::json engine_json(const CapacityPlan& plan) {
   return out;
 }
 
+// A layout past plain TP: its numbers and what one rank holds (weights by part).
+nlohmann::json parallel_json(const ParallelLayout& layout, const CapacityResult& r) {
+  nlohmann::json out;
+  out["tp"] = layout.tp;
+  out["dp"] = layout.dp;
+  out["ep"] = layout.ep;
+  out["pp"] = layout.pp;
+  out["attention_tp"] = layout.attention_tp();
+  out["num_devices"] = layout.num_devices();
+  if (r.rank_weights) {
+    const RankWeights& w = *r.rank_weights;
+    out["weight_stage"] = w.stage;
+    out["routed_expert_bytes_per_rank"] = w.routed_bytes;
+    out["replicated_bytes_per_rank"] = w.replicated_bytes;
+    out["attention_tp_bytes_per_rank"] = w.attention_tp_bytes;
+    out["weights_formula"] = rank_weights_formula(w, layout);
+  }
+  out["max_tokens_all_dp_ranks"] =
+      r.max_tokens ? nlohmann::json(*r.max_tokens * layout.dp) : nlohmann::json(nullptr);
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json capacity_to_json(const ModelSpec& model, const DeviceSpec* device,
@@ -121,6 +143,9 @@ nlohmann::json capacity_to_json(const ModelSpec& model, const DeviceSpec* device
   out["kv_bytes_per_block_nd"] = r.kv_bytes_per_block_nd;
   out["kv_bytes_for_request"] = r.kv_bytes_for_request;
   out["weight_bytes"] = json_or_null(r.weight_bytes);
+  if (const ParallelLayout layout = parallel_layout(query); !layout.tp_only()) {
+    out["parallel"] = parallel_json(layout, r);
+  }
   out["engine"] = engine_json(plan);
   out["kv_budget_bytes"] = json_or_null(r.kv_budget_bytes);
   out["num_blocks"] = json_or_null(r.num_blocks);

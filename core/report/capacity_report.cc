@@ -61,10 +61,31 @@ void explain_token_bytes(const ModelSpec& model, const CapacityQuery& query,
         << " layers x ceil(" << s.vector_elements << " / " << query.kv.quant_group << ") x 4 B";
   }
   out << "\n  = " << bits_as_bytes(r.kv_bits_per_token) << " B\n";
-  if (query.tp > 1) {
+  const ParallelLayout layout = parallel_layout(query);
+  if (!layout.tp_only()) {
+    out << "  per rank at attention TP " << layout.attention_tp() << ", PP " << layout.pp << ": "
+        << r.shape_per_device.num_layers << " layers x "
+        << (model.attention == AttentionKind::kMla
+                ? "the whole latent (not split by TP)"
+                : std::to_string(r.shape_per_device.heads) + " KV heads")
+        << " -> " << bits_as_bytes(r.kv_bits_per_token_per_device) << " B\n";
+  } else if (query.tp > 1) {
     out << "  per device with TP " << query.tp << ": " << r.shape_per_device.heads
         << " KV heads -> " << bits_as_bytes(r.kv_bits_per_token_per_device) << " B\n";
   }
+}
+
+// A layout past plain TP (core/engine/parallel_layout.h): what one rank holds.
+void explain_layout(const CapacityQuery& query, const CapacityResult& r, std::ostringstream& out) {
+  const ParallelLayout layout = parallel_layout(query);
+  if (layout.tp_only()) return;
+  out << "Layout  " << describe_parallel_layout(layout) << "\n";
+  if (r.rank_weights) {
+    out << "  weights per rank = " << rank_weights_formula(*r.rank_weights, layout) << " = "
+        << bytes_line(r.rank_weights->bytes) << "\n";
+  }
+  out << "  KV per rank: its attention-TP share of its stage's layers; a DP rank caches only its "
+         "own requests\n\n";
 }
 
 // A hybrid model: each group's bytes, then vLLM's KV cache groups (core/model/kv_groups.h).
@@ -110,7 +131,9 @@ void explain_budget(const ModelSpec& model, const CapacityPlan& plan, std::ostri
     out << engine_budget_report(*plan.engine);
     return;
   }
-  if (r.weight_bytes) {
+  if (r.weight_bytes && !parallel_layout(query).tp_only()) {
+    out << "Weights per rank = " << bytes_line(*r.weight_bytes) << " (Layout above)\n";
+  } else if (r.weight_bytes) {
     out << "Weights per device\n  = params x bytes(" << dtype_name(query.weight_dtype)
         << ") / TP = " << format_count(model.num_params) << " x " << dtype_bytes(query.weight_dtype)
         << " / " << query.tp << " = " << bytes_line(*r.weight_bytes) << "\n";
@@ -176,6 +199,15 @@ void explain_counts(const ModelSpec& model, const CapacityPlan& plan, std::ostri
   }
 }
 
+// With data-parallel attention each DP rank caches its own requests: the layout holds dp pools.
+void explain_dp_tokens(const CapacityPlan& plan, std::ostringstream& out) {
+  const CapacityResult& r = plan.capacity;
+  if (plan.query.dp <= 1 || !r.max_tokens) return;
+  out << "Tokens the layout caches = dp x max tokens of one rank's DP rank = " << plan.query.dp
+      << " x " << format_count(*r.max_tokens) << " = "
+      << format_count(*r.max_tokens * plan.query.dp) << "\n";
+}
+
 }  // namespace
 
 std::string capacity_report(const ModelSpec& model, const DeviceSpec* device,
@@ -184,6 +216,7 @@ std::string capacity_report(const ModelSpec& model, const DeviceSpec* device,
   const CapacityQuery& query = plan.query;
   const CapacityResult& result = plan.capacity;
   describe_inputs(model, device, query, result, out);
+  explain_layout(query, result, out);
   if (result.hybrid) {
     explain_hybrid_bytes(query, result, out);
   } else {
@@ -192,6 +225,7 @@ std::string capacity_report(const ModelSpec& model, const DeviceSpec* device,
   }
   explain_budget(model, plan, out);
   explain_counts(model, plan, out);
+  explain_dp_tokens(plan, out);
   return out.str();
 }
 

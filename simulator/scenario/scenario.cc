@@ -270,6 +270,37 @@ Status apply_deployment(const ConfigNode& node, const ConfigNode& tree, const st
   return Status::ok();
 }
 
+// parallel: {tp, dp, ep, pp}. num_devices is the tp shorthand (a deployment's TP sets it):
+// both given must agree. What needs the model (ep | experts, pp | layers) is checked when the
+// engine is set up (core/engine/parallel_layout.h).
+Status read_parallel(const ConfigNode& node, const ConfigNode& tree, Scenario* s) {
+  ConfigReader r(node, "parallel");
+  ParallelLayout layout;
+  layout.tp = s->num_devices;
+  r.optional("tp", &layout.tp, 1u, 4096u);
+  r.optional("dp", &layout.dp, 1u, 4096u);
+  r.optional("ep", &layout.ep, 1u, 4096u);
+  r.optional("pp", &layout.pp, 1u, 4096u);
+  KVSIM_RETURN_IF_ERROR(r.finish());
+  const ConfigNode* tp = node.find("tp");
+  const ConfigNode* devices = tree.find("num_devices");
+  const bool devices_given = (devices != nullptr && !devices->is_null()) || !s->deployment.empty();
+  if (tp != nullptr && devices_given && layout.tp != s->num_devices) {
+    return error_at(tp->mark(), fmt::format("parallel.tp {} disagrees with num_devices {} (the "
+                                            "TP shorthand); give one of them",
+                                            layout.tp, s->num_devices));
+  }
+  if (layout.tp % layout.dp != 0 || layout.tp % layout.ep != 0) {
+    const bool dp = layout.tp % layout.dp != 0;
+    return error_at(node.find(dp ? "dp" : "ep")->mark(),
+                    fmt::format("parallel.{} {} must divide tp {}, the devices of the TP group",
+                                dp ? "dp" : "ep", dp ? layout.dp : layout.ep, layout.tp));
+  }
+  s->parallel = layout;
+  s->num_devices = layout.tp;
+  return Status::ok();
+}
+
 }  // namespace
 
 StatusOr<ConfigNode> read_preset_ref(const ConfigNode& node, const std::string& key,
@@ -320,6 +351,7 @@ StatusOr<Scenario> scenario_from_config(const ConfigNode& tree, const std::strin
   r.optional("description", &s.description);
   r.optional("seed", &s.seed, uint64_t{0}, UINT64_MAX);
   r.optional("num_devices", &s.num_devices, 1u, 4096u);
+  const ConfigNode* parallel = r.child("parallel");
   DType weight_dtype = DType::kFp16;  // read always, so that a null weight_dtype is a known key
   r.optional_with("weight_dtype", &weight_dtype, parse_into<parse_dtype>);
   if (r.has("weight_dtype")) s.weight_dtype = weight_dtype;
@@ -345,6 +377,8 @@ StatusOr<Scenario> scenario_from_config(const ConfigNode& tree, const std::strin
       KVSIM_RETURN_IF_ERROR(read_engine_config(*engine, EngineConfigKeys::kScenario, &s.engine));
     }
   }
+  if (parallel) KVSIM_RETURN_IF_ERROR(read_parallel(*parallel, tree, &s));
+  s.parallel.tp = s.num_devices;
   if (sections[0]) KVSIM_RETURN_IF_ERROR(read_cache(*sections[0], &s.cache));
   if (sections[1]) KVSIM_RETURN_IF_ERROR(read_scheduler(*sections[1], &s.scheduler));
   if (sections[2] == nullptr) return error_at(tree.mark(), "scenario: missing 'workload'");

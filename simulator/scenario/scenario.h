@@ -13,6 +13,12 @@
 //   name, description, seed
 //   model, device            preset names, paths, or inline maps of the preset fields
 //   num_devices              tensor-parallel devices sharing the model (weights, KV heads)
+//   parallel: tp dp ep pp    the parallel layout (core/engine/parallel_layout.h): tp devices per
+//                            stage (num_devices is its shorthand; both given must agree), dp
+//                            attention data-parallel ranks (attention TP = tp / dp), ep expert
+//                            ranks, pp pipeline stages; default 1 each. The simulated engine
+//                            is one DP rank, its pool one rank's (DP ranks as replicas behind
+//                            the router are not modelled yet)
 //   weight_dtype             dtype of the weights (default: the model's own when a config.json's
 //                            torch_dtype says float16 or bfloat16, else fp16)
 //   engine                   whose memory rule sizes the KV pool (core/engine/engine_config.h):
@@ -56,6 +62,7 @@
 #include "core/cache/retention_policy.h"
 #include "core/config/config_node.h"
 #include "core/engine/engine_memory.h"
+#include "core/engine/parallel_layout.h"
 #include "core/model/dtype.h"
 #include "simulator/cost/cost_model_config.h"
 #include "simulator/engine/scheduler_limits.h"
@@ -121,6 +128,7 @@ struct Scenario {
   ConfigNode model;         // scalar: preset name or path; map: inline preset
   ConfigNode device;
   uint32_t num_devices = 1;
+  ParallelLayout parallel;  // parallel:, its tp always num_devices
   // The weights' dtype as the scenario states it; empty: the model's own 16-bit dtype, else
   // fp16 (run_weight_dtype, core/model/weight_memory.h). Read what a run used from
   // EngineSetup::capacity_query.weight_dtype, never from here.

@@ -148,6 +148,21 @@ Status fill_engine_config(const Scenario& s, const EngineSetup& setup, EngineCon
   return Status::ok();
 }
 
+// The scenario's layout against the model, the error at the parallel: field it names
+// ("parallel.ep (--ep) ...", core/engine/parallel_layout.h), else at the section.
+Status check_parallel_layout(const Scenario& s, const ModelSpec& model) {
+  const Status layout = validate_parallel_layout(model, s.parallel);
+  const ConfigNode* node = s.tree.find("parallel");
+  if (layout.is_ok() || node == nullptr) return layout;
+  for (const char* key : {"tp", "dp", "ep", "pp"}) {
+    const ConfigNode* field = node->find(key);
+    if (field != nullptr && layout.message().rfind(std::string("parallel.") + key, 0) == 0) {
+      return error_at(field->mark(), layout.message());
+    }
+  }
+  return error_at(node->mark(), layout.message());
+}
+
 }  // namespace
 
 StatusOr<ModelSpec> resolve_model(const ConfigNode& node) {
@@ -172,12 +187,17 @@ StatusOr<EngineSetup> prepare_engine_setup(const Scenario& s) {
   if (s.num_devices > 1 && !(setup.device.interconnect_gbps > 0)) {
     return Status::invalid_argument("num_devices > 1 needs the device's interconnect_gbps");
   }
+  KVSIM_RETURN_IF_ERROR(check_parallel_layout(s, setup.model));
   CapacityQuery& q = setup.capacity_query;
   q.kv.dtype = s.cache.dtype;
   q.kv.quant_group = s.cache.quant_group;
   q.weight_dtype = run_weight_dtype(setup.model, s.weight_dtype);
   q.block_size = s.cache.block_size;
   q.tp = s.num_devices;
+  // One DP rank's pool (simulator/scenario/scenario.h); the layout's model checks name the field.
+  q.dp = s.parallel.dp;
+  q.ep = s.parallel.ep;
+  q.pp = s.parallel.pp;
   setup.engine_query = scenario_engine_query(s);
   ModelSpec memory_model = setup.model;  // with a drafter's weights and KV layers
   if (s.speculative.present) {
