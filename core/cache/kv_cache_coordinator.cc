@@ -104,32 +104,30 @@ KvCacheCoordinator::KvCacheCoordinator(std::vector<KvCacheManager> groups,
     : groups_(std::move(groups)), pool_(&groups_[0].pool()), specs_(std::move(specs)) {
   for (const CacheGroupSpec& spec : specs_) has_recurrent_ |= spec.kind == LayerKind::kRecurrent;
   scratch_hits_.resize(groups_.size());
-}
-
-void KvCacheCoordinator::group_hashes(size_t g, std::span<const BlockHash> hashes,
-                                      std::vector<BlockHash>* out) const {
-  out->clear();
-  if (!is_attention(specs_[g].kind)) return;  // states are never cached
-  out->reserve(hashes.size());
-  for (BlockHash h : hashes) out->push_back(g == 0 ? h : hash_combine(h, kGroupHashSalt + g));
+  // The other attention groups read the first group's hashes. groups_ never reallocates and a
+  // move of the coordinator moves its buffer, so the first manager stays where they point.
+  for (size_t g = 1; g < groups_.size(); ++g) {
+    if (is_attention(specs_[g].kind)) groups_[g].read_hashes_from(&groups_[0], kGroupHashSalt + g);
+  }
 }
 
 void KvCacheCoordinator::add_request(RequestId id, uint64_t num_prompt_tokens,
                                      std::span<const BlockHash> block_hashes, uint64_t max_tokens) {
-  if (!hybrid()) return groups_[0].add_request(id, num_prompt_tokens, block_hashes, max_tokens);
-  for (size_t g = 0; g < groups_.size(); ++g) {
-    group_hashes(g, block_hashes, &scratch_hashes_);
-    groups_[g].add_request(id, num_prompt_tokens, scratch_hashes_, max_tokens);
+  // The first group keeps the hashes; the others read them (states are never cached).
+  const bool cached = is_attention(specs_[0].kind);
+  groups_[0].add_request(id, num_prompt_tokens,
+                         cached ? block_hashes : std::span<const BlockHash>(), max_tokens);
+  for (size_t g = 1; g < groups_.size(); ++g) {
+    groups_[g].add_request(id, num_prompt_tokens, {}, max_tokens);
   }
 }
 
 void KvCacheCoordinator::append_block_hashes(RequestId id,
                                              std::span<const BlockHash> block_hashes) {
-  if (!hybrid()) return groups_[0].append_block_hashes(id, block_hashes);
-  for (size_t g = 0; g < groups_.size(); ++g) {
-    if (!is_attention(specs_[g].kind)) continue;
-    group_hashes(g, block_hashes, &scratch_hashes_);
-    groups_[g].append_block_hashes(id, scratch_hashes_);
+  if (!is_attention(specs_[0].kind)) return;  // a model of recurrent groups only
+  groups_[0].append_block_hashes(id, block_hashes);
+  for (size_t g = 1; g < groups_.size(); ++g) {
+    if (is_attention(specs_[g].kind)) groups_[g].append_block_hashes(id, {});
   }
 }
 
@@ -185,12 +183,18 @@ void KvCacheCoordinator::check_invariants() const {
 
 uint64_t KvCacheCoordinator::group_hit_blocks(size_t g, RequestId id, uint64_t max_blocks) const {
   const std::span<const BlockHash> hashes = groups_[g].block_hashes(id);
-  const auto prefetch = [&](size_t i) { pool_->prefetch_cache_slot_of(hashes[i]); };
+  const KvCacheManager& group = groups_[g];
+  const auto cached = [&](size_t i) {
+    return pool_->find(group.group_hash(hashes[i])).has_value();
+  };
   if (specs_[g].kind != LayerKind::kSlidingWindow) {
+    const auto prefetch = [&](size_t i) {
+      pool_->prefetch_cache_slot_of(group.group_hash(hashes[i]));
+    };
     uint64_t n = 0;
     for (; n < max_blocks; ++n) {
       prefetch_ahead<16>(n, 0, max_blocks, prefetch);
-      if (!pool_->find(hashes[n]).has_value()) break;
+      if (!cached(n)) break;
     }
     return n;
   }
@@ -199,8 +203,8 @@ uint64_t KvCacheCoordinator::group_hit_blocks(size_t g, RequestId id, uint64_t m
   const uint64_t needed = window_blocks(specs_[g].window_tokens, block_size());
   uint64_t run = 0;
   for (uint64_t i = max_blocks; i-- > 0;) {
-    if (i >= 16) pool_->prefetch_cache_slot_of(hashes[i - 16]);
-    if (!pool_->find(hashes[i]).has_value()) {
+    if (i >= 16) pool_->prefetch_cache_slot_of(group.group_hash(hashes[i - 16]));
+    if (!cached(i)) {
       run = 0;
     } else if (++run >= needed) {
       return i + run;
@@ -220,7 +224,7 @@ uint32_t KvCacheCoordinator::fill_group_hit(size_t g, RequestId id, uint64_t num
   out->insert(out->end(), first, kNullBlock);
   uint32_t num_free = 0;
   for (uint64_t i = first; i < num_blocks; ++i) {
-    const std::optional<BlockId> block = pool_->find(hashes[i]);
+    const std::optional<BlockId> block = pool_->find(groups_[g].group_hash(hashes[i]));
     KVSIM_CHECK(block.has_value(), "a group's hit block is not cached");
     out->push_back(*block);
     num_free += pool_->ref_count(*block) == 0 ? 1 : 0;

@@ -10,9 +10,12 @@
 //   - Block tables per group. Every attention group has the same block size (the plan's
 //     block), so a request's groups hold tables of equal length; a block id taken by one
 //     group is a page in each of that group's layers_per_group tensors.
-//   - Hashes per group. Group g's block hashes are the request's, mixed with g (vLLM's
+//   - Hashes per group. Group g caches a block under the request's hash mixed with g (vLLM's
 //     BlockHashWithGroupId) except in the first group, so no group hits another's blocks and
-//     the first group's hashes are the request's own (what connectors and tiers see).
+//     the first group's hashes are the request's own (what connectors and tiers see). A
+//     request's hash list is kept once, by the first group's manager; the others read it and
+//     mix g in at each lookup and registration (KvCacheManager::read_hashes_from), so a
+//     queued request costs one list, not one per group.
 //   - Full and MLA groups keep every block (today's manager).
 //   - Sliding-window groups of window W (a token attends to W keys, itself included) release
 //     every block lying wholly before (tokens held - W + 1), as the sequence grows: the
@@ -125,8 +128,6 @@ class KvCacheCoordinator {
   KvCacheCoordinator(std::vector<KvCacheManager> groups, std::vector<CacheGroupSpec> specs);
 
   bool hybrid() const { return groups_.size() > 1 || has_recurrent_; }
-  // Group g's hashes of `hashes` into *out (the first group's are the hashes themselves).
-  void group_hashes(size_t g, std::span<const BlockHash> hashes, std::vector<BlockHash>* out) const;
   // The longest hit of at most max_blocks blocks that group g has for the request.
   uint64_t group_hit_blocks(size_t g, RequestId id, uint64_t max_blocks) const;
   // Group g's entries [0, num_blocks) of a hit (kNullBlock before a sliding window) into *out;
@@ -148,7 +149,6 @@ class KvCacheCoordinator {
   const BlockPool* pool_;  // the groups' one pool (their managers own it)
   std::vector<CacheGroupSpec> specs_;
   bool has_recurrent_ = false;
-  std::vector<BlockHash> scratch_hashes_;
   std::vector<PrefixHit> scratch_hits_;
   std::vector<std::pair<int64_t, size_t>> scratch_order_;
 };

@@ -40,6 +40,14 @@ StatusOr<KvCacheManager> KvCacheManager::create_in_pool(const KvCacheConfig& con
   return KvCacheManager(config, std::move(pool));
 }
 
+void KvCacheManager::read_hashes_from(const KvCacheManager* owner, uint64_t salt) {
+  KVSIM_CHECK(owner != nullptr && owner != this && owner->hash_owner_ == nullptr,
+              "read_hashes_from() needs another manager that keeps its own hashes");
+  KVSIM_CHECK(index_.size() == 0, "read_hashes_from() of a manager holding requests");
+  hash_owner_ = owner;
+  hash_salt_ = salt;
+}
+
 KvCacheManager::KvCacheManager(const KvCacheConfig& config, std::shared_ptr<BlockPool> pool)
     : block_size_(config.block_size),
       bytes_per_block_(config.bytes_per_block),
@@ -105,6 +113,10 @@ void KvCacheManager::add_request(RequestId id, uint64_t num_prompt_tokens,
   s.num_known_tokens = num_prompt_tokens;
   s.max_blocks = static_cast<uint32_t>(
       std::min<uint64_t>(ceil_div(max_tokens, block_size_), pool_->num_blocks()));
+  if (hash_owner_ != nullptr) {
+    KVSIM_CHECK(block_hashes.empty(), "hashes given to a manager that reads its owner's");
+    return;
+  }
   s.hashes.reserve(std::max<uint64_t>(s.max_blocks, block_hashes.size()));
   s.hashes.assign(block_hashes.begin(), block_hashes.end());
 }
@@ -120,10 +132,11 @@ void KvCacheManager::get_computed_blocks(RequestId id, PrefixHit* hit) const {
   const RequestState& s = state(id);
   KVSIM_CHECK(s.num_tokens == 0 && !s.swapped, "get_computed_blocks() of a request with slots");
   const uint64_t max_blocks = max_hit_blocks(s);
-  const auto prefetch = [&](size_t i) { pool_->prefetch_cache_slot_of(s.hashes[i]); };
+  const std::span<const BlockHash> hashes = hashes_of(s);
+  const auto prefetch = [&](size_t i) { pool_->prefetch_cache_slot_of(group_hash(hashes[i])); };
   for (uint32_t i = 0; i < max_blocks; ++i) {
     prefetch_ahead<16>(i, 0, max_blocks, prefetch);
-    const std::optional<BlockId> block = pool_->find(s.hashes[i]);
+    const std::optional<BlockId> block = pool_->find(group_hash(hashes[i]));
     if (!block) break;
     hit->blocks.push_back(*block);
     hit->num_free_blocks += pool_->ref_count(*block) == 0 ? 1 : 0;
@@ -136,7 +149,7 @@ uint64_t KvCacheManager::max_hit_blocks(RequestId id) const { return max_hit_blo
 uint64_t KvCacheManager::max_hit_blocks(const RequestState& s) const {
   if (!pool_->caches_prefixes() || s.num_known_tokens == 0) return 0;
   // At least one token is computed (its logits are needed): a hit stops one token short.
-  return std::min<uint64_t>(s.hashes.size(), (s.num_known_tokens - 1) / block_size_);
+  return std::min<uint64_t>(hashes_of(s).size(), (s.num_known_tokens - 1) / block_size_);
 }
 
 // Counts what allocate_slots needs without changing anything.
@@ -148,9 +161,11 @@ KvCacheManager::AllocationPlan KvCacheManager::plan_allocation(const RequestStat
   if (retention_ != nullptr) {
     plan.trim_frees = plan_trim(s, *retention_, &plan.trim_begin, &plan.trim_end);
   }
+  const std::span<const BlockHash> hashes =
+      hit.empty() ? std::span<const BlockHash>() : hashes_of(s);
   for (size_t i = 0; i < hit.size(); ++i) {
     if (!holds_block(hit[i])) continue;  // before a sliding window: nothing to take
-    KVSIM_CHECK(pool_->block_hash(hit[i]) == s.hashes[i],
+    KVSIM_CHECK(pool_->block_hash(hit[i]) == group_hash(hashes[i]),
                 "a prefix-hit block no longer holds the content it was found for (the pool "
                 "changed between get_computed_blocks and allocate_slots)");
     plan.free_hits += pool_->ref_count(hit[i]) == 0 ? 1 : 0;
@@ -196,8 +211,10 @@ std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id, uint6
     return SlotAllocation{};
   }
   const uint32_t num_computed_blocks = hit.num_blocks();
+  const std::span<const BlockHash> hashes =
+      num_computed_blocks == 0 ? std::span<const BlockHash>() : hashes_of(s);
   KVSIM_CHECK(
-      num_computed_blocks == 0 || (s.num_tokens == 0 && num_computed_blocks <= s.hashes.size()),
+      num_computed_blocks == 0 || (s.num_tokens == 0 && num_computed_blocks <= hashes.size()),
       "prefix-hit blocks given for a request that holds slots or lacks their hashes");
   const AllocationPlan plan = plan_allocation(s, num_new_tokens, num_lookahead_tokens, hit.blocks);
   if (plan.blocks_needed() > uint64_t{pool_->num_free_blocks()} + plan.trim_frees) {
@@ -218,7 +235,7 @@ std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id, uint6
     s.table.push_back(block);
     if (!holds_block(block)) continue;
     pool_->touch(block);
-    log(CacheEventKind::kHit, id, block, i, s.hashes[i]);
+    log(CacheEventKind::kHit, id, block, i, group_hash(hashes[i]));
   }
   s.num_cached_blocks = std::max(s.num_cached_blocks, num_computed_blocks);
   counters_.num_prefix_hit_tokens += plan.hit_tokens;
@@ -253,20 +270,25 @@ BlockCopy KvCacheManager::copy_last_block(RequestState& s) {
 }
 
 void KvCacheManager::register_full_blocks(RequestState& s) {
-  const uint64_t limit = std::min<uint64_t>(s.num_tokens / block_size_, s.hashes.size());
-  const auto prefetch = [&](size_t i) { pool_->prefetch_cache_slot_of(s.hashes[i]); };
+  const uint64_t num_full = s.num_tokens / block_size_;
+  if (num_full <= s.num_cached_blocks) return;  // most decode steps: nothing newly full
+  const std::span<const BlockHash> hashes = hashes_of(s);
+  const uint64_t limit = std::min<uint64_t>(num_full, hashes.size());
+  const auto prefetch = [&](size_t i) { pool_->prefetch_cache_slot_of(group_hash(hashes[i])); };
   for (uint32_t i = s.num_cached_blocks; i < limit; ++i) {
     prefetch_ahead<24>(i, s.num_cached_blocks, limit, prefetch);
     const BlockId block = s.table[i];
-    if (holds_block(block) && pool_->cache(block, s.hashes[i])) {
-      log(CacheEventKind::kCache, s.id, block, i, s.hashes[i]);
-    }
+    if (!holds_block(block)) continue;
+    const BlockHash hash = group_hash(hashes[i]);
+    if (pool_->cache(block, hash)) log(CacheEventKind::kCache, s.id, block, i, hash);
   }
   s.num_cached_blocks = std::max<uint32_t>(s.num_cached_blocks, static_cast<uint32_t>(limit));
 }
 
 void KvCacheManager::append_block_hashes(RequestId id, std::span<const BlockHash> block_hashes) {
   RequestState& s = state(id);
+  KVSIM_CHECK(hash_owner_ == nullptr || block_hashes.empty(),
+              "hashes given to a manager that reads its owner's");
   s.hashes.insert(s.hashes.end(), block_hashes.begin(), block_hashes.end());
   if (!s.swapped) register_full_blocks(s);
 }
@@ -333,7 +355,7 @@ void KvCacheManager::fork(RequestId parent, RequestId child) {
 std::span<const BlockId> KvCacheManager::block_table(RequestId id) const { return state(id).table; }
 
 std::span<const BlockHash> KvCacheManager::block_hashes(RequestId id) const {
-  return state(id).hashes;
+  return hashes_of(state(id));
 }
 
 uint64_t KvCacheManager::num_tokens(RequestId id) const { return state(id).num_tokens; }

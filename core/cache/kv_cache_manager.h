@@ -99,6 +99,7 @@
 #include "core/cache/block_pool.h"
 #include "core/cache/cache_event.h"
 #include "core/cache/eviction_policy.h"
+#include "core/cache/prefix_hash.h"
 #include "core/cache/retention_policy.h"
 
 namespace kvsim {
@@ -194,6 +195,17 @@ class KvCacheManager {
   // a manager must already be its group's (distinct from every other group's).
   static StatusOr<KvCacheManager> create_in_pool(const KvCacheConfig& config,
                                                  std::shared_ptr<BlockPool> pool);
+  // Such a group after the first reads its requests' hashes from `owner`, the first group's
+  // manager (one list per request however many groups read it), and mixes `salt` into each as
+  // it looks a block up or registers one, so that no group hits another's blocks. `owner`
+  // stays at its address while this manager lives and adds (and appends to) every request
+  // before this one does; this manager keeps no hashes of its own and is given none.
+  void read_hashes_from(const KvCacheManager* owner, uint64_t salt);
+  // The hash under which this manager caches a block of content `hash`: the hash itself, or
+  // mixed with the salt of read_hashes_from.
+  BlockHash group_hash(BlockHash hash) const {
+    return hash_owner_ == nullptr ? hash : hash_combine(hash, hash_salt_);
+  }
 
   KvCacheManager(KvCacheManager&&) = default;
   KvCacheManager& operator=(KvCacheManager&&) = default;
@@ -236,7 +248,8 @@ class KvCacheManager {
                        uint64_t num_lookahead_tokens = 0) const;
 
   // Appends hashes for the request's next blocks (e.g. blocks filled by decode tokens) and
-  // registers those already full.
+  // registers those already full. A manager reading another's hashes (read_hashes_from) is
+  // given none: its owner has appended them, and it registers the blocks they cover.
   void append_block_hashes(RequestId id, std::span<const BlockHash> block_hashes);
 
   // Speculative decoding's rejected drafts: the request's last num_rejected slots (given by
@@ -287,7 +300,8 @@ class KvCacheManager {
   // is kNullBlock when retention dropped it, kSwappedBlock while the request is swapped out.
   // Valid until the next non-const call.
   std::span<const BlockId> block_table(RequestId id) const;
-  // The request's block hashes: its prompt blocks', then those appended for decode blocks.
+  // The request's block hashes: its prompt blocks', then those appended for decode blocks;
+  // a manager reading another's (read_hashes_from) returns that list, unmixed.
   // Valid until the next non-const call.
   std::span<const BlockHash> block_hashes(RequestId id) const;
   // Token slots the request holds (0 while waiting).
@@ -352,6 +366,11 @@ class KvCacheManager {
   RequestState& new_state(RequestId id);
   void release_slot(RequestId id);
 
+  // The request's hashes, unmixed: its own list, or its owner's (read_hashes_from).
+  std::span<const BlockHash> hashes_of(const RequestState& s) const {
+    return hash_owner_ == nullptr ? std::span<const BlockHash>(s.hashes)
+                                  : std::span<const BlockHash>(hash_owner_->state(s.id).hashes);
+  }
   uint64_t max_hit_blocks(const RequestState& s) const;
   AllocationPlan plan_allocation(const RequestState& s, uint64_t num_new_tokens,
                                  uint64_t num_lookahead_tokens, std::span<const BlockId> hit) const;
@@ -382,6 +401,8 @@ class KvCacheManager {
   std::vector<float> scratch_scores_;
   std::vector<uint64_t> scratch_keep_;
   std::vector<CacheEvent>* event_log_ = nullptr;
+  const KvCacheManager* hash_owner_ = nullptr;  // read_hashes_from: whose hashes it reads
+  uint64_t hash_salt_ = 0;                      // mixed into them when hash_owner_ is set
 };
 
 // KVSIM_CHECKs that every block's ref count equals refs[block], the table entries holding it.

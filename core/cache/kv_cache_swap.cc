@@ -33,12 +33,13 @@ std::optional<uint64_t> KvCacheManager::swap_out(RequestId id) {
 std::optional<uint64_t> KvCacheManager::swap_in(RequestId id) {
   RequestState& s = state(id);
   KVSIM_CHECK(s.swapped, "swap_in() of a request that is not swapped out");
+  const std::span<const BlockHash> hashes = hashes_of(s);
   uint64_t copies = 0;
   uint64_t free_reused = 0;
   for (uint32_t k = 0; k < s.table.size(); ++k) {
     if (s.table[k] != kSwappedBlock) continue;
     const std::optional<BlockId> cached =
-        k < s.num_cached_blocks ? pool_->find(s.hashes[k]) : std::nullopt;
+        k < s.num_cached_blocks ? pool_->find(group_hash(hashes[k])) : std::nullopt;
     if (!cached.has_value()) {
       ++copies;
     } else if (pool_->ref_count(*cached) == 0) {
@@ -49,19 +50,19 @@ std::optional<uint64_t> KvCacheManager::swap_in(RequestId id) {
   // Touch the reused blocks before allocating, so no allocation evicts one of them.
   for (uint32_t k = 0; k < s.num_cached_blocks && k < s.table.size(); ++k) {
     if (s.table[k] != kSwappedBlock) continue;
-    if (const std::optional<BlockId> cached = pool_->find(s.hashes[k])) {
+    if (const std::optional<BlockId> cached = pool_->find(group_hash(hashes[k]))) {
       pool_->touch(*cached);
       s.table[k] = *cached;
       ++counters_.num_swap_in_reused_blocks;
-      log(CacheEventKind::kHit, id, *cached, k, s.hashes[k]);
+      log(CacheEventKind::kHit, id, *cached, k, group_hash(hashes[k]));
     }
   }
   for (uint32_t k = 0; k < s.table.size(); ++k) {
     if (s.table[k] != kSwappedBlock) continue;
     s.table[k] = pool_->allocate();
     log(CacheEventKind::kSwapIn, id, s.table[k], k);
-    if (k < s.num_cached_blocks && pool_->cache(s.table[k], s.hashes[k])) {
-      log(CacheEventKind::kCache, id, s.table[k], k, s.hashes[k]);
+    if (k < s.num_cached_blocks && pool_->cache(s.table[k], group_hash(hashes[k]))) {
+      log(CacheEventKind::kCache, id, s.table[k], k, group_hash(hashes[k]));
     }
   }
   num_host_used_blocks_ -= s.num_host_blocks;
@@ -115,8 +116,9 @@ void KvCacheManager::check_request(const RequestState& s, std::vector<uint32_t>*
   // More entries than tokens need only when lookahead slots are held.
   KVSIM_CHECK(s.table.size() >= ceil_div(s.num_tokens, block_size_),
               who("block table too small for its tokens"));
+  const std::span<const BlockHash> hashes = hashes_of(s);
   KVSIM_CHECK(
-      s.num_cached_blocks <= s.hashes.size() && s.num_cached_blocks <= s.num_tokens / block_size_,
+      s.num_cached_blocks <= hashes.size() && s.num_cached_blocks <= s.num_tokens / block_size_,
       who("blocks offered to the cache that are not full or have no hash"));
   KVSIM_CHECK(s.table.empty() || s.table.back() != kNullBlock, who("the newest block was trimmed"));
   uint32_t swapped = 0;
@@ -130,7 +132,7 @@ void KvCacheManager::check_request(const RequestState& s, std::vector<uint32_t>*
                 who("block id out of range (or the null block)"));
     ++(*refs)[block];
     const std::optional<BlockHash> hash = pool_->block_hash(block);
-    KVSIM_CHECK(!hash.has_value() || k >= s.hashes.size() || *hash == s.hashes[k],
+    KVSIM_CHECK(!hash.has_value() || k >= hashes.size() || *hash == group_hash(hashes[k]),
                 who("a block is cached under a hash other than the request's"));
   }
   KVSIM_CHECK(swapped == s.num_host_blocks, who("host blocks differ from swapped entries"));

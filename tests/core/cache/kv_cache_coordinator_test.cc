@@ -168,7 +168,10 @@ TEST(KvCacheCoordinatorTest, AHitIsThePrefixEveryGroupHolds) {
   c.add_request(1, 25, hashes);
   ASSERT_TRUE(c.allocate_slots(1, 25).has_value());
   // The window group registered its own hashes: no group can hit another's blocks.
-  EXPECT_NE(c.group(1).block_hashes(1)[0], c.group(0).block_hashes(1)[0]);
+  const BlockId full_last = c.group(0).block_table(1)[5];
+  const BlockId window_last = c.group(1).block_table(1)[5];
+  EXPECT_EQ(c.pool().block_hash(full_last), hashes[5]);
+  EXPECT_NE(c.pool().block_hash(window_last), hashes[5]);
   EXPECT_EQ(c.block_hashes(1)[0], hashes[0]);
   c.free(1);
   c.add_request(2, 25, hashes);
@@ -186,6 +189,27 @@ TEST(KvCacheCoordinatorTest, AHitIsThePrefixEveryGroupHolds) {
   ASSERT_TRUE(c.allocate_slots(2, 1, hit).has_value());
   EXPECT_EQ(used(c), 7u + 3u);
   EXPECT_EQ(c.stats().num_prefix_hit_tokens, 24u);
+  c.check_invariants();
+}
+
+TEST(KvCacheCoordinatorTest, ARequestHoldsItsHashesOnceForEveryGroup) {
+  // One list per request, read by every group (a Mooncake prompt's hashes, 7 times over, were
+  // most of a hybrid replay's memory); each group mixes its id in as it looks blocks up.
+  KvCacheCoordinator c = make(60, {kFull, kWindow9, kWindow9});
+  const std::vector<BlockHash> hashes = hashes_of(0, 6);
+  c.add_request(1, 21, std::span<const BlockHash>(hashes).first(5));
+  for (size_t g = 0; g < c.num_groups(); ++g) {
+    EXPECT_EQ(c.group(g).block_hashes(1).data(), c.block_hashes(1).data()) << "group " << g;
+  }
+  ASSERT_TRUE(c.allocate_slots(1, 21).has_value());
+  c.append_block_hashes(1, std::span<const BlockHash>(hashes).subspan(5));
+  ASSERT_TRUE(c.allocate_slots(1, 3).has_value());  // block 5 is full: registered in each group
+  EXPECT_EQ(c.block_hashes(1).size(), 6u);
+  const auto hash_of = [&](size_t g) { return c.pool().block_hash(c.group(g).block_table(1)[5]); };
+  EXPECT_EQ(hash_of(0), hashes[5]);
+  EXPECT_NE(hash_of(1), hashes[5]);
+  EXPECT_NE(hash_of(2), hashes[5]);
+  EXPECT_NE(hash_of(1), hash_of(2));
   c.check_invariants();
 }
 
