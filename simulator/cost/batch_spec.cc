@@ -56,7 +56,7 @@ Status add_group(std::string_view group, BatchShape* shape, BatchShape* draft) {
   }
   const uint64_t sampled = kind == "verify" ? tokens : kind == "prefill" ? 1 : 0;
   for (uint64_t i = 0; i < count; ++i) shape->add(tokens, cached, true, sampled);
-  if (draft != nullptr && sampled > 0) {
+  if (draft != nullptr) {
     for (uint64_t i = 0; i < count; ++i) draft->add(1, cached + tokens, false, 1);
   }
   return Status::ok();

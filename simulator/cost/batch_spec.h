@@ -20,9 +20,9 @@ namespace kvsim::sim {
 
 // The shape the scheduler would build for the spec, with the model's sliding window
 // `window_tokens` (simulator/cost/layer_kind_costs.h cost_window_tokens; 0 = none); errors
-// quote the bad group. `draft`, when given: the batch a speculative drafter's pass runs after
-// it, as the scheduler builds StepPlan::draft_shape (one token per sampling sequence, after
-// its cached and new tokens).
+// quote the bad group. `draft`, when given: the batch of a speculative drafter's later passes,
+// as the scheduler builds StepPlan::draft_shape (one token per sequence, after its cached and
+// new tokens).
 StatusOr<BatchShape> parse_batch_spec(std::string_view spec, uint32_t window_tokens = 0,
                                       BatchShape* draft = nullptr);
 

@@ -386,9 +386,9 @@ void Engine::mark_end(int64_t now_ns) {
 
 void Engine::start_batch(int64_t start_ns) {
   int64_t duration = cost_model_->iteration_ns(plan_.shape);
-  if (draft_cost_model_ != nullptr && !plan_.draft_shape.empty()) {
-    duration += int64_t{config_.scheduler.speculative.num_speculative_tokens} *
-                draft_cost_model_->iteration_ns(plan_.draft_shape);
+  if (draft_cost_model_ != nullptr) {
+    duration += draft_ns(*draft_cost_model_, plan_.shape, plan_.draft_shape,
+                         config_.scheduler.speculative.num_speculative_tokens);
   }
   KVSIM_CHECK(duration > 0, "a cost model returned a non-positive iteration time");
   iteration_ = IterationRecord{};

@@ -149,8 +149,9 @@ class Engine final : private KvTransfers {
   // progress_every_events events (checked where progress is reported). Null: never stops.
   void set_stop_flag(const std::atomic<bool>* stop) { stop_ = stop; }
   // Speculative decoding with a draft network (config.scheduler.speculative): each iteration
-  // also runs the drafter's k passes over the requests that sampled (StepPlan::draft_shape),
-  // each timed by `draft`. Without one, drafting costs nothing (ngram's CPU lookup).
+  // also runs the drafter's passes (speculation.h draft_ns: one over the batch, k - 1 over
+  // StepPlan::draft_shape), timed by `draft`. Without one, drafting costs nothing (ngram's CPU
+  // lookup).
   void set_draft_cost_model(std::unique_ptr<CostModel> draft) {
     draft_cost_model_ = std::move(draft);
   }

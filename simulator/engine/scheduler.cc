@@ -58,7 +58,7 @@ void Scheduler::add_chunk(uint32_t slot, uint64_t num_tokens, StepPlan* plan) {
   if (request.drafts > 0) plan->verify_tokens += num_tokens;
   plan->shape.add(num_tokens, attended(request.computed), request.in_prefill() || num_tokens > 1,
                   sampled ? uint64_t{1} + request.drafts : 0);
-  if (sampled && limits_.speculative.runs_draft_model()) {
+  if (limits_.speculative.runs_draft_model()) {
     plan->draft_shape.add(1, attended(end), /*prefill=*/false, /*sampled_rows=*/1);
   }
 }

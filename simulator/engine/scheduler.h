@@ -90,9 +90,8 @@ struct StepPlan {
   std::vector<uint32_t> dropped;          // can never fit: the engine releases them
   uint64_t recomputed_tokens = 0;         // tokens computed again (lost to a recompute preemption)
   std::vector<ExternalStart> external;    // admitted waiting for a connector's KV
-  // Speculative decoding with a draft network: the requests that sample in this step, one
-  // token each after their context — the batch each of the drafter's k passes runs after the
-  // verification (simulator/engine/speculation.h).
+  // Speculative decoding with a draft network: every request of the batch, one token after
+  // its context — the batch of the drafter's passes after its first (speculation.h draft_ns).
   BatchShape draft_shape;
   uint64_t verify_tokens = 0;  // tokens of steps verifying drafts (in shape's prefill sums)
 

@@ -62,6 +62,18 @@ double expected_tokens_per_step(const std::vector<double>& rates) {
   return tokens;
 }
 
+int64_t draft_first_pass_ns(const CostModel& draft, const BatchShape& batch) {
+  BatchShape first = batch;
+  first.sampled_tokens = first.num_seqs;
+  return draft.iteration_ns(first);
+}
+
+int64_t draft_ns(const CostModel& draft, const BatchShape& batch, const BatchShape& decodes,
+                 uint32_t k) {
+  const int64_t later = k > 1 ? int64_t{k - 1} * draft.iteration_ns(decodes) : 0;
+  return draft_first_pass_ns(draft, batch) + later;
+}
+
 DraftAcceptance::DraftAcceptance(const SpeculativeConfig& config) : rng_(config.seed) {
   double before = 1;
   for (double rate : config.acceptance) {

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "core/base/status.h"
+#include "simulator/engine/cost_model.h"
 
 namespace kvsim::sim {
 
@@ -72,6 +73,18 @@ StatusOr<std::vector<double>> acceptance_rates(const std::vector<double>& stated
 
 // E[tokens a verifying step yields] = 1 + sum of r_i: what `kvsim cost` and the docs quote.
 double expected_tokens_per_step(const std::vector<double>& rates);
+
+// The drafter's time after a step over `batch` (vLLM's EAGLE speculator,
+// vllm/v1/worker/gpu/spec_decode/eagle/speculator.py at 28be48fa, propose()): a first pass over
+// every token the target computed — the draft layer keeps KV of its own for every position, so
+// it runs the prompt chunks and verifications too, with logits at each request's last token
+// (its "prefill") — then k - 1 passes of one token per request (generate_draft), `decodes`:
+//   draft_ns = draft(batch, one sampled row per request) + (k - 1) x draft(decodes)
+// `draft` is the drafter's cost model; batch and decodes non-empty.
+int64_t draft_ns(const CostModel& draft, const BatchShape& batch, const BatchShape& decodes,
+                 uint32_t k);
+// Its parts, for `kvsim cost`: the first pass and one later pass.
+int64_t draft_first_pass_ns(const CostModel& draft, const BatchShape& batch);
 
 // Seeded acceptance draws.
 class DraftAcceptance {
