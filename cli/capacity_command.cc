@@ -9,9 +9,11 @@
 #include "cli/command.h"
 #include "cli/engine_options.h"
 #include "cli/model_options.h"
+#include "cli/speculative_options.h"
 #include "core/engine/deployment.h"
 #include "core/report/capacity_json.h"
 #include "core/report/capacity_report.h"
+#include "simulator/setup/speculative_setup.h"
 
 namespace kvsim::cli {
 namespace {
@@ -30,8 +32,9 @@ struct CapacityOptions {
   uint32_t pp = 1;
   std::optional<uint64_t> kv_budget_bytes;
   uint32_t quant_group = 0;
-  EngineOptions engine;    // --max-num-batched-tokens among them (also the hybrid windows')
-  std::string deployment;  // a deployment file; supplies model, device, TP and engine
+  EngineOptions engine;            // --max-num-batched-tokens among them (also the hybrid windows')
+  std::string deployment;          // a deployment file; supplies model, device, TP and engine
+  SpeculativeOptions speculative;  // a drafter's weights and KV beside the model's
   bool json = false;
 };
 
@@ -94,9 +97,24 @@ StatusOr<CapacityInputs> inputs_from_deployment(const CapacityOptions& o) {
   return in;
 }
 
+// With --speculative: the model with the drafter's weights and KV layers added, as the
+// simulator sizes its pool (simulator/setup/speculative_setup.h), named for both.
+Status add_drafter(const SpeculativeOptions& o, ModelSpec* model) {
+  KVSIM_ASSIGN_OR_RETURN(sim::SpeculativeSection section, speculative_section(o));
+  KVSIM_ASSIGN_OR_RETURN(ModelSpec draft, sim::draft_cost_model_spec(*model, section));
+  ModelSpec both = sim::draft_memory_model(*model, draft, section);
+  both.name = model->name + " + " + draft.name;
+  *model = std::move(both);
+  return Status::ok();
+}
+
 int run_capacity(const CapacityOptions& o) {
   auto in = o.deployment.empty() ? inputs_from_flags(o) : inputs_from_deployment(o);
   if (!in.is_ok()) return report_error(in.status());
+  if (o.speculative.given()) {
+    const Status drafted = add_drafter(o.speculative, &in->model);
+    if (!drafted.is_ok()) return report_error(drafted);
+  }
   auto rows = plan_capacity_rows(in->model, in->devices, in->query, in->engine);
   if (!rows.is_ok()) return report_error(rows.status());
   if (o.json) {
@@ -152,6 +170,7 @@ void register_capacity_command(CLI::App& app, CommandFn* chosen) {
       ->add_option("--quant-group", options->quant_group,
                    "elements per fp16 scale+zero group (0 = none)")
       ->check(CLI::Range(0u, 1u << 20));
+  add_speculative_options(command, &options->speculative);
   command->add_flag("--json", options->json, "print JSON");
   command->callback([options, chosen] { *chosen = [options] { return run_capacity(*options); }; });
 }

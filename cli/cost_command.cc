@@ -11,8 +11,8 @@
 #include "cli/command.h"
 #include "cli/engine_options.h"
 #include "cli/model_options.h"
+#include "cli/speculative_options.h"
 #include "core/base/data_dir.h"
-#include "core/config/config_reader.h"
 #include "core/engine/capacity.h"
 #include "core/engine/engine_memory.h"
 #include "core/model/load_spec.h"
@@ -42,8 +42,7 @@ struct CostOptions {
   bool enforce_eager = false;
   std::string calibration;
   std::string profiles;
-  std::string speculative;  // METHOD:K, e.g. eagle3:3; empty: no drafter
-  std::string draft_model;  // speculative draft_model: the draft's preset
+  SpeculativeOptions speculative;
   bool json = false;
 };
 
@@ -58,35 +57,12 @@ struct DraftCost {
   int64_t total_ns = 0;
 };
 
-// --speculative METHOD:K [--draft-model M] as the scenario section it stands for.
-StatusOr<sim::SpeculativeSection> speculative_section(const CostOptions& o) {
-  sim::SpeculativeSection section;
-  const size_t colon = o.speculative.find(':');
-  uint64_t k = 0;
-  if (colon == std::string::npos || !parse_uint64(o.speculative.substr(colon + 1), &k).is_ok() ||
-      k == 0 || k > 32) {
-    return Status::invalid_argument("--speculative '" + o.speculative +
-                                    "': expected METHOD:K with K in [1, 32], e.g. eagle3:3");
-  }
-  section.config.num_speculative_tokens = static_cast<uint32_t>(k);
-  KVSIM_ASSIGN_OR_RETURN(section.config.method,
-                         sim::parse_speculative_method(o.speculative.substr(0, colon)));
-  const bool wants_draft = section.config.method == sim::SpeculativeMethod::kDraftModel;
-  if (wants_draft != !o.draft_model.empty()) {
-    return Status::invalid_argument(
-        "--draft-model goes with --speculative draft_model:K, and only with it");
-  }
-  section.present = true;
-  if (wants_draft) section.draft_model = ConfigNode::scalar(o.draft_model, {"--draft-model"});
-  return section;
-}
-
 StatusOr<DraftCost> draft_cost(const CostOptions& o, const sim::CostModelConfig& config,
                                const ModelSpec& target, const DeviceSpec& device,
                                const CapacityQuery& query, DType weight_dtype,
                                const sim::ExecutionProfile& profile, const sim::BatchShape& batch,
                                const sim::BatchShape& draft_shape) {
-  KVSIM_ASSIGN_OR_RETURN(sim::SpeculativeSection section, speculative_section(o));
+  KVSIM_ASSIGN_OR_RETURN(sim::SpeculativeSection section, speculative_section(o.speculative));
   DraftCost out;
   out.method = std::string(sim::speculative_method_name(section.config.method));
   KVSIM_ASSIGN_OR_RETURN(ModelSpec draft, sim::draft_cost_model_spec(target, section));
@@ -227,7 +203,7 @@ int run_cost(const CostOptions& o) {
   if (!window.is_ok()) return report_error(window.status());
   sim::BatchShape draft_shape;
   auto shape =
-      sim::parse_batch_spec(o.batch, *window, o.speculative.empty() ? nullptr : &draft_shape);
+      sim::parse_batch_spec(o.batch, *window, o.speculative.given() ? &draft_shape : nullptr);
   if (!shape.is_ok()) return report_error(shape.status());
   auto config = cost_config(o);
   if (!config.is_ok()) return report_error(config.status());
@@ -240,7 +216,7 @@ int run_cost(const CostOptions& o) {
   if (!cost_model.is_ok()) return report_error(cost_model.status());
   const sim::CostBreakdown cost = (*cost_model)->explain(*shape);
   std::optional<DraftCost> draft;
-  if (!o.speculative.empty()) {
+  if (o.speculative.given()) {
     auto made =
         draft_cost(o, *config, *model, *device, query, *weight_dtype, profile, *shape, draft_shape);
     if (!made.is_ok()) return report_error(made.status());
@@ -294,11 +270,7 @@ void register_cost_command(CLI::App& app, CommandFn* chosen) {
   command->add_option("--calibration", options->calibration,
                       "operators: calibration YAML (kvsim calibrate); table: the CSV");
   command->add_option("--profiles", options->profiles, "profile: a Vidur profile folder");
-  command->add_option("--speculative", options->speculative,
-                      "a drafter's passes after the batch: METHOD:K (eagle eagle3 mtp ngram "
-                      "draft_model), e.g. eagle3:3");
-  command->add_option("--draft-model", options->draft_model,
-                      "--speculative draft_model:K: the draft's preset or YAML file");
+  add_speculative_options(command, &options->speculative);
   command->add_flag("--json", options->json, "print JSON");
   command->callback([options, chosen] { *chosen = [options] { return run_cost(*options); }; });
 }

@@ -77,6 +77,27 @@ TEST(CapacityCliTest, CompileCacheWarmIsARestart) {
   EXPECT_THAT(bad.err, HasSubstr("--compile-cache: expected 'warm' or 'cold', got 'hot'"));
 }
 
+// --speculative: the drafter's weights and KV beside the model's, sized as the simulator sizes
+// its pool: the EAGLE-3 preset's pool (the scenario's cache settings: block 16, utilization
+// 0.9, 256 sequences, 8192 tokens) is what `kvsim capacity` prints for the same flags.
+TEST(CapacityCliTest, ASpeculativeDrafterTakesItsLayerFromThePoolAsTheSimulatorDoes) {
+  const std::string flags =
+      "capacity --model llama-3.1-8b-instruct --device h100-sxm --block-size 16 "
+      "--max-num-seqs 256 --max-num-batched-tokens 8192 --mem-fraction 0.9";
+  const json plain = run_json(flags);
+  const json drafted = run_json(flags + " --speculative eagle3:3");
+  EXPECT_EQ(drafted["kv_bytes_per_block"].get<uint64_t>() * 32,
+            plain["kv_bytes_per_block"].get<uint64_t>() * 33);
+  EXPECT_GT(drafted["weight_bytes"].get<uint64_t>(), plain["weight_bytes"].get<uint64_t>());
+  const CliResult sim =
+      run_kvsim("simulate eagle3-llama3.1-8b --set workload.synthetic.num_requests=1 --json");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_EQ(json::parse(sim.out)["num_blocks"], drafted["num_blocks"]);
+  const CliResult bad = run_kvsim(flags + " --speculative eagle3:3 --draft-model llama3-8b");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--draft-model"));
+}
+
 TEST(CapacityCliTest, BadInputExitsWithTwoAndAMessage) {
   CliResult result = run_kvsim("capacity --model llama3-9b");
   EXPECT_EQ(result.exit_code, 2);
