@@ -68,7 +68,7 @@ StatusOr<DraftCost> draft_cost(const CostOptions& o, const sim::CostModelConfig&
   KVSIM_ASSIGN_OR_RETURN(ModelSpec draft, sim::draft_cost_model_spec(target, section));
   out.model = draft.name;
   if (!section.config.runs_draft_model() || draft_shape.empty()) return out;
-  KVSIM_ASSIGN_OR_RETURN(CapacityResult draft_capacity, sim::draft_capacity(draft, device, query));
+  KVSIM_ASSIGN_OR_RETURN(CapacityResult draft_capacity, compute_capacity(draft, &device, query));
   KVSIM_ASSIGN_OR_RETURN(auto model, sim::make_cost_model(config, draft, device, draft_capacity,
                                                           weight_dtype, o.tp, profile));
   const uint32_t k = section.config.num_speculative_tokens;

@@ -1,5 +1,7 @@
 #include "cli/speculative_options.h"
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdint>
 
@@ -20,9 +22,10 @@ StatusOr<sim::SpeculativeSection> speculative_section(const SpeculativeOptions& 
   const size_t colon = o.speculative.find(':');
   uint64_t k = 0;
   if (colon == std::string::npos || !parse_uint64(o.speculative.substr(colon + 1), &k).is_ok() ||
-      k == 0 || k > 32) {
-    return Status::invalid_argument("--speculative '" + o.speculative +
-                                    "': expected METHOD:K with K in [1, 32], e.g. eagle3:3");
+      k == 0 || k > sim::kMaxSpeculativeTokens) {
+    return Status::invalid_argument(
+        fmt::format("--speculative '{}': expected METHOD:K with K in [1, {}], e.g. eagle3:3",
+                    o.speculative, sim::kMaxSpeculativeTokens));
   }
   section.config.num_speculative_tokens = static_cast<uint32_t>(k);
   KVSIM_ASSIGN_OR_RETURN(section.config.method,

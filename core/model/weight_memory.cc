@@ -5,6 +5,7 @@
 
 #include "core/base/checked_math.h"
 #include "core/base/units.h"
+#include "core/model/param_count.h"
 
 namespace kvsim {
 namespace {
@@ -90,8 +91,10 @@ uint64_t replicated_kv_params(const ModelSpec& model, uint32_t tp) {
 
 uint64_t routed_expert_params(const ModelSpec& model) {
   if (model.num_experts == 0 || model.num_layers <= model.num_dense_layers) return 0;
-  return uint64_t{model.num_layers - model.num_dense_layers} * model.num_experts * 3 *
-         model.hidden_size * model.moe_intermediate_size;
+  ParamCount layer;  // one MoE layer, as the importer counts it
+  add_moe(model.hidden_size, model.num_experts, model.num_experts_per_token,
+          model.moe_intermediate_size, /*router_bias=*/false, /*expert_bias=*/false, &layer);
+  return uint64_t{model.num_layers - model.num_dense_layers} * layer.expert_linear;
 }
 
 WeightBitsSplit split_weight_bits(const ModelSpec& model, DType weight_dtype) {

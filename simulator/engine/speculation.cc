@@ -56,12 +56,6 @@ StatusOr<std::vector<double>> acceptance_rates(const std::vector<double>& stated
   return stated;
 }
 
-double expected_tokens_per_step(const std::vector<double>& rates) {
-  double tokens = 1;
-  for (double rate : rates) tokens += rate;
-  return tokens;
-}
-
 int64_t draft_first_pass_ns(const CostModel& draft, const BatchShape& batch) {
   BatchShape first = batch;
   first.sampled_tokens = first.num_seqs;

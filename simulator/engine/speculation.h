@@ -51,6 +51,9 @@ enum class SpeculativeMethod : uint8_t {
 std::string_view speculative_method_name(SpeculativeMethod method);
 StatusOr<SpeculativeMethod> parse_speculative_method(std::string_view name);
 
+// The most drafts a step may verify (a scenario's num_speculative_tokens, --speculative's K).
+inline constexpr uint32_t kMaxSpeculativeTokens = 32;
+
 struct SpeculativeConfig {
   SpeculativeMethod method = SpeculativeMethod::kEagle;
   uint32_t num_speculative_tokens = 0;  // k; 0 = no speculative decoding
@@ -70,9 +73,6 @@ struct SpeculativeConfig {
 // r_i = p^i) or k rates. Errors name the field: a rate outside [0, 1], a rising list, a list
 // of another length.
 StatusOr<std::vector<double>> acceptance_rates(const std::vector<double>& stated, uint32_t k);
-
-// E[tokens a verifying step yields] = 1 + sum of r_i: what `kvsim cost` and the docs quote.
-double expected_tokens_per_step(const std::vector<double>& rates);
 
 // The drafter's time after a step over `batch` (vLLM's EAGLE speculator,
 // vllm/v1/worker/gpu/spec_decode/eagle/speculator.py at 28be48fa, propose()): a first pass over

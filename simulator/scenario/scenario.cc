@@ -386,9 +386,7 @@ StatusOr<Scenario> scenario_from_config(const ConfigNode& tree, const std::strin
   if (sections[3]) KVSIM_RETURN_IF_ERROR(read_cost_model(*sections[3], base_dir, &s.cost_model));
   if (sections[4]) KVSIM_RETURN_IF_ERROR(read_output(*sections[4], &s.output));
   if (speculative != nullptr && !speculative->is_null()) {
-    KVSIM_RETURN_IF_ERROR(read_speculative(*speculative, base_dir, &s.speculative));
-    if (!s.speculative.seed) s.speculative.seed = s.seed;
-    s.speculative.config.seed = *s.speculative.seed;
+    KVSIM_RETURN_IF_ERROR(read_speculative(*speculative, base_dir, s.seed, &s.speculative));
     if (s.scheduler.policy != SchedulerPolicy::kVllm) {
       return error_at(speculative->mark(),
                       "speculative: decoding with drafts runs under scheduler policy vllm only "

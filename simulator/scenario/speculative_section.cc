@@ -10,8 +10,6 @@
 namespace kvsim::sim {
 namespace {
 
-constexpr uint32_t kMaxSpeculativeTokens = 32;
-
 // speculative.acceptance: one number or a list of numbers.
 Status read_rates(const ConfigNode& node, std::vector<double>* out) {
   const std::vector<ConfigNode> one = {node};
@@ -29,15 +27,14 @@ Status read_rates(const ConfigNode& node, std::vector<double>* out) {
 
 }  // namespace
 
-Status read_speculative(const ConfigNode& node, const std::string& base_dir,
+Status read_speculative(const ConfigNode& node, const std::string& base_dir, uint64_t default_seed,
                         SpeculativeSection* out) {
   ConfigReader r(node, "speculative");
   SpeculativeConfig& config = out->config;
   r.required_with("method", &config.method, parse_into<parse_speculative_method>);
   r.required("num_speculative_tokens", &config.num_speculative_tokens, 1u, kMaxSpeculativeTokens);
-  uint64_t seed = 0;
-  r.optional("seed", &seed, uint64_t{0}, UINT64_MAX);
-  if (r.has("seed")) out->seed = seed;
+  config.seed = default_seed;
+  r.optional("seed", &config.seed, uint64_t{0}, UINT64_MAX);
   const ConfigNode* acceptance = r.child("acceptance");
   const ConfigNode* draft = r.child("draft_model");
   KVSIM_RETURN_IF_ERROR(r.finish());

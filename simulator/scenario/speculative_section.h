@@ -12,7 +12,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include "core/base/status.h"
@@ -23,14 +22,14 @@ namespace kvsim::sim {
 
 struct SpeculativeSection {
   bool present = false;
-  SpeculativeConfig config;      // acceptance as per-position rates (acceptance_rates())
-  ConfigNode draft_model;        // draft_model: the preset reference (else null)
-  std::optional<uint64_t> seed;  // empty: the scenario's
-  SourceMark mark;               // the section, for errors found when the engine is set up
+  SpeculativeConfig config;  // acceptance as per-position rates (acceptance_rates())
+  ConfigNode draft_model;    // draft_model: the preset reference (else null)
+  SourceMark mark;           // the section, for errors found when the engine is set up
 };
 
-// Reads the section; relative draft_model paths are made relative to `base_dir`.
-Status read_speculative(const ConfigNode& node, const std::string& base_dir,
+// Reads the section; relative draft_model paths are made relative to `base_dir`; without a
+// `seed` the draws take `default_seed` (the scenario's).
+Status read_speculative(const ConfigNode& node, const std::string& base_dir, uint64_t default_seed,
                         SpeculativeSection* out);
 
 }  // namespace kvsim::sim

@@ -209,8 +209,8 @@ StatusOr<EngineSetup> prepare_engine_setup(const Scenario& s) {
   setup.capacity_query = plan.query;
   setup.capacity = plan.capacity;
   if (setup.draft_model) {
-    KVSIM_ASSIGN_OR_RETURN(setup.draft_capacity,
-                           draft_capacity(*setup.draft_model, setup.device, setup.capacity_query));
+    KVSIM_ASSIGN_OR_RETURN(setup.draft_capacity, compute_capacity(*setup.draft_model, &setup.device,
+                                                                  setup.capacity_query));
     KVSIM_ASSIGN_OR_RETURN(setup.target_capacity,
                            compute_capacity(setup.model, &setup.device, setup.capacity_query));
   }

@@ -54,11 +54,6 @@ StatusOr<ModelSpec> draft_cost_model_spec(const ModelSpec& target,
   return head;
 }
 
-StatusOr<CapacityResult> draft_capacity(const ModelSpec& draft, const DeviceSpec& device,
-                                        const CapacityQuery& query) {
-  return compute_capacity(draft, &device, query);
-}
-
 ModelSpec draft_memory_model(const ModelSpec& target, const ModelSpec& draft,
                              const SpeculativeSection& speculative) {
   ModelSpec model = target;

@@ -31,12 +31,10 @@ namespace kvsim::sim {
 StatusOr<ModelSpec> draft_cost_model_spec(const ModelSpec& target,
                                           const SpeculativeSection& speculative);
 
-// The drafter's own shape for its cost model: its KV per token and weights as the capacity
-// planner sizes them for `draft` alone under the run's query (the cost models divide a
-// capacity's KV bytes by the model's layers, so the target's would make each draft layer
-// read the whole target's KV).
-StatusOr<CapacityResult> draft_capacity(const ModelSpec& draft, const DeviceSpec& device,
-                                        const CapacityQuery& query);
+// The drafter's cost model takes compute_capacity() of the draft model alone (its KV per
+// token and weights) under the run's query: the cost models divide a capacity's KV bytes by
+// the model's layers, so the pool's (target and drafter) would make each draft layer read the
+// whole target's KV.
 
 // The target with the drafter's weights and KV layers added (`draft`: draft_cost_model_spec's
 // result); ngram: the target itself.

