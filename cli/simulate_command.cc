@@ -26,6 +26,7 @@ struct SimulateOptions {
   std::string chrome_trace;
   bool json = false;
   bool progress = false;
+  uint32_t threads = 0;  // a cluster run's (sim::RunOptions::threads)
 };
 
 std::string latency_line(const char* name, const sim::LatencySummary& l) {
@@ -95,6 +96,7 @@ int run_simulate(const SimulateOptions& o) {
   sim::RunOptions run;
   run.out_dir = o.out;
   run.chrome_trace = o.chrome_trace;
+  run.threads = o.threads;
   if (terminal || o.progress) run.progress = [&bar](const sim::Progress& p) { bar.update(p); };
   auto summary = sim::run_simulation(*setup, run);
   bar.finish();
@@ -133,6 +135,9 @@ void register_simulate_command(CLI::App& app, CommandFn* chosen) {
                       "write a Chrome trace-event JSON file (open it in Perfetto)");
   command->add_flag("--skip-bad-rows", options->request.skip_bad_rows,
                     "skip (and count) malformed trace rows instead of stopping");
+  command->add_option("--threads", options->threads,
+                      "threads a cluster run may use (default 0: every core; outputs are the same)")
+      ->check(CLI::NonNegativeNumber);
   command->add_flag("--json", options->json, "print the summary as JSON");
   command->add_flag("--progress", options->progress,
                     "report progress on stderr even when it is not a terminal");

@@ -91,6 +91,7 @@ StatusOr<std::unique_ptr<Cluster>> Cluster::create(
   c.router_ = make_router(config.router);
   c.decode_router_ = make_router(config.decode_router);
   std::vector<uint32_t> block_sizes;
+  c.threads_ = threads_for(config, c.feed_.limits_in_flight());
   for (uint32_t r = 0; r < n; ++r) {
     EngineConfig engine = config.replicas[r].engine;
     engine.replica = r;
@@ -98,9 +99,19 @@ StatusOr<std::unique_ptr<Cluster>> Cluster::create(
     if (role != EngineRole::kColocated && !(config.link.bytes_per_s > 0)) {
       return Status::invalid_argument("a disaggregated cluster needs a link with bandwidth > 0");
     }
+    EventQueue* events = &c.events_;
+    if (c.threads_ > 1) {
+      c.local_.push_back(std::make_unique<ReplicaRun>());
+      events = &c.local_.back()->queue;
+    }
     KVSIM_ASSIGN_OR_RETURN(auto replica,
-                           Engine::create_replica(engine, std::move(cost_models[r]), &c.events_));
-    replica->add_observer(c.tally_.get());
+                           Engine::create_replica(engine, std::move(cost_models[r]), events));
+    if (c.threads_ > 1) {  // its calls are recorded, and replayed to the tally and observers
+      c.local_.back()->log = std::make_unique<ReplicaLog>(replica.get());
+      replica->add_observer(c.local_.back()->log.get());
+    } else {
+      replica->add_observer(c.tally_.get());
+    }
     if (c.feed_.limits_in_flight()) replica->add_observer(&c.feed_);
     if (role != EngineRole::kColocated) {
       c.peers_.push_back(std::make_unique<Peer>(&c, r));
@@ -227,7 +238,14 @@ Status Cluster::build_tiers() {
 
 void Cluster::add_observer(SimObserver* observer) {
   observers_.push_back(observer);
+  if (!local_.empty()) return;  // a parallel run replays its replicas' calls to it
   for (auto& engine : engines_) engine->add_observer(observer);
+}
+
+std::vector<SimObserver*> Cluster::replica_observers() const {
+  std::vector<SimObserver*> observers{tally_.get()};
+  observers.insert(observers.end(), observers_.begin(), observers_.end());
+  return observers;
 }
 
 void Cluster::add_instant_callback(std::function<void(int64_t)> callback) {
@@ -235,8 +253,12 @@ void Cluster::add_instant_callback(std::function<void(int64_t)> callback) {
 }
 
 Status Cluster::run() {
-  KVSIM_RETURN_IF_ERROR(feed_.start(&events_));
-  KVSIM_RETURN_IF_ERROR(run_event_loop(events_, *this, config_.progress_every_events, stop_));
+  if (!local_.empty()) {
+    KVSIM_RETURN_IF_ERROR(run_parallel());
+  } else {
+    KVSIM_RETURN_IF_ERROR(feed_.start(&events_));
+    KVSIM_RETURN_IF_ERROR(run_event_loop(events_, *this, config_.progress_every_events, stop_));
+  }
   const int64_t end = events_.now_ns();
   advance_clock(end);
   for (auto& engine : engines_) engine->mark_end(end);
@@ -255,14 +277,19 @@ void Cluster::begin_instant(int64_t now_ns) {
 
 void Cluster::advance_clock(int64_t now_ns) {
   const auto dt = static_cast<long double>(now_ns - clock_ns_);
-  stats_.in_system_ns += dt * static_cast<long double>(in_system_);
+  stats_.in_system_ns += static_cast<ExactSum>(now_ns - clock_ns_) * in_system_;
   for (TierInstance& tier : tiers_) {
     const uint32_t resident = tier.pool->num_resident();
     tier.resident_block_ns += dt * resident;
     tier.peak_resident = std::max(tier.peak_resident, resident);
   }
   clock_ns_ = now_ns;
+  if (!local_.empty()) return;  // a parallel run's replicas keep their own clocks
   for (auto& engine : engines_) engine->begin_instant(now_ns);
+}
+
+ReplicaState Cluster::replica_state(size_t r) const {
+  return local_.empty() ? replica_state_of(*engines_[r]) : replayed_[r];
 }
 
 void Cluster::handle(const Event& event) {

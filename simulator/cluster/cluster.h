@@ -30,6 +30,12 @@
 //   bytes = blocks sent x KV bytes per block of the receiver (all of its devices)
 // TTFT is the prefill's first token; the transfer shows in TPOT (and in the transfer times).
 //
+// Parallel runs (ClusterConfig::threads > 1; simulator/cluster/cluster_parallel.cc): a
+// colocated cluster without lower tiers, behind a router that reads no replica state
+// (round_robin) and fed by an open-loop workload, runs each replica on its own event queue,
+// its replicas spread over the threads, and replays what they did in the serial run's order:
+// every output is byte-identical to the serial run's. Any other cluster runs serially.
+//
 // Tiered pool: see simulator/cluster/kv_tiers.h (chunks, demotion on eviction or writes when a
 // prefill ends, loads on lower-tier hits).
 //
@@ -49,6 +55,7 @@
 #include "core/base/flat_id_map.h"
 #include "core/cache/tier_pool.h"
 #include "simulator/cluster/kv_tiers.h"
+#include "simulator/cluster/replica_log.h"
 #include "simulator/cluster/router.h"
 #include "simulator/engine/engine.h"
 #include "simulator/output/latency_samples.h"
@@ -91,6 +98,8 @@ struct ClusterConfig {
   uint32_t tier_chunk_tokens = 0;
   TierWritePolicy tier_write_policy = TierWritePolicy::kOnEvict;
   uint64_t progress_every_events = uint64_t{1} << 15;
+  // Threads a run may use (parallel_threads() says how many it will); 1: serial.
+  uint32_t threads = 1;
 };
 
 // A lower tier at work: its pool (shared or one replica's) and what came into it.
@@ -115,7 +124,7 @@ struct ClusterStats {
   uint64_t finished = 0;
   uint64_t dropped = 0;
   int64_t last_event_ns = 0;
-  long double in_system_ns = 0;  // integral of requests in the system (arrived, not done)
+  ExactSum in_system_ns = 0;  // integral of requests in the system (arrived, not done)
   uint64_t kv_transfers = 0;
   uint64_t kv_transfer_bytes = 0;
   // Per transfer (bounded memory: simulator/output/latency_samples.h):
@@ -166,6 +175,10 @@ class Cluster final : private RouterView {
   size_t num_replicas() const { return engines_.size(); }
   const Engine& replica(size_t r) const { return *engines_[r]; }
   const ReplicaConfig& replica_config(size_t r) const { return config_.replicas[r]; }
+  // Replica r's state at the time the run stands at (in a parallel run, the replay's time).
+  ReplicaState replica_state(size_t r) const;
+  // The threads the run uses: 1 when the cluster cannot run in parallel (see above).
+  uint32_t parallel_threads() const { return threads_; }
   const ClusterConfig& config() const { return config_; }
   const std::vector<TierInstance>& tiers() const { return tiers_; }
   // Replica r's view of the lower tiers (null when there are none).
@@ -192,6 +205,7 @@ class Cluster final : private RouterView {
   };
   class Tally;
   class Peer;
+  struct Window;  // arrivals a parallel run's replicas take in one go (cluster_parallel.cc)
 
   Cluster(const ClusterConfig& config, std::unique_ptr<RequestSource> source);
   Status build_tiers();
@@ -203,6 +217,18 @@ class Cluster final : private RouterView {
   uint32_t cached_prefix_blocks(uint32_t replica, const RequestSpec& request) const override;
 
   void advance_clock(int64_t now_ns);
+  // What a serial run's replicas call, in order: the tally, then the observers added.
+  std::vector<SimObserver*> replica_observers() const;
+  // cluster_parallel.cc
+  static uint32_t threads_for(const ClusterConfig& config, bool limits_in_flight);
+  Status run_parallel();
+  bool fill_window(EventQueue* arrivals, Window* window);
+  void run_replicas(const Window& window);
+  void advance_replica(uint32_t replica, const Window& window);
+  void decide(uint32_t replica);
+  void merge(const Window& window);
+  void replay_step(uint32_t replica, StepKind kind);
+  void end_merged_instant();
   void handle_arrival();
   void hand_off(uint32_t prefill, uint32_t slot);
   void start_kv_transfer(uint32_t decode, uint32_t slot, uint32_t num_blocks);
@@ -252,6 +278,12 @@ class Cluster final : private RouterView {
   uint64_t in_system_ = 0;
   int64_t clock_ns_ = 0;
   ClusterStats stats_;
+
+  uint32_t threads_ = 1;
+  std::vector<std::unique_ptr<ReplicaRun>> local_;  // parallel: one per replica; empty: serial
+  std::vector<SimObserver*> replay_to_;           // parallel: the tally, then observers_
+  std::vector<ReplicaState> replayed_;            // parallel: each replica's, as replayed
+  bool merge_in_instant_ = false;
 };
 
 }  // namespace kvsim::sim

@@ -51,22 +51,22 @@ ClusterTimeseriesWriter::ClusterTimeseriesWriter(std::unique_ptr<OutputFile> rep
 void ClusterTimeseriesWriter::emit_row(int64_t time_ns) {
   const double time_s = ns_to_s(time_ns);
   for (size_t r = 0; r < cluster_->num_replicas(); ++r) {
-    const Engine& engine = cluster_->replica(r);
-    const EngineSnapshot s = engine.snapshot();
+    const ReplicaState state = cluster_->replica_state(r);
+    const EngineSnapshot& s = state.snapshot;
     OutputFile& f = *replicas_;
     f.write_double(time_s);
     f.write(",");
     f.write(cluster_->replica_config(r).name);
     f.write(",");
-    f.write(engine_role_name(engine.config().scheduler.role));
+    f.write(engine_role_name(cluster_->replica_config(r).engine.scheduler.role));
     for (uint64_t value :
          {uint64_t{s.kv_blocks_used}, uint64_t{s.kv_blocks_cached_free}, uint64_t{s.kv_blocks_free},
-          uint64_t{s.running}, uint64_t{s.waiting}, uint64_t{s.swapped},
-          uint64_t{engine.scheduler().num_in_transit()}, engine.outstanding_tokens()}) {
+          uint64_t{s.running}, uint64_t{s.waiting}, uint64_t{s.swapped}, state.in_transit,
+          state.outstanding_tokens}) {
       f.write(",");
       f.write_uint(value);
     }
-    const uint64_t tokens = engine.stats().tokens_done;
+    const uint64_t tokens = state.tokens_done;
     f.write(",");
     f.write_double(static_cast<double>(tokens - last_tokens_[r]) / sampler_.interval_s());
     f.write("\n");
@@ -105,7 +105,7 @@ void ClusterTimeseriesWriter::emit_row(int64_t time_ns) {
 Status ClusterTimeseriesWriter::finish(const EngineSnapshot& last) {
   const auto pending = [this] {
     for (size_t r = 0; r < cluster_->num_replicas(); ++r) {
-      if (cluster_->replica(r).stats().tokens_done > last_tokens_[r]) return true;
+      if (cluster_->replica_state(r).tokens_done > last_tokens_[r]) return true;
     }
     return false;
   };

@@ -69,9 +69,9 @@ EngineSnapshot Engine::snapshot() const {
 }
 
 void Engine::advance_clock(int64_t time_ns) {
-  const auto dt = static_cast<long double>(time_ns - clock_ns_);
+  const auto dt = static_cast<ExactSum>(time_ns - clock_ns_);
   stats_.kv_used_block_ns += dt * cache_.pool().num_used_blocks();
-  stats_.in_system_ns += dt * static_cast<long double>(in_system_);
+  stats_.in_system_ns += dt * in_system_;
   clock_ns_ = time_ns;
 }
 

@@ -78,6 +78,9 @@ struct EngineConfig {
 };
 
 // Counters over the whole run.
+// An exact sum of integer products (time integrals): 128 bits hold 2^64 ns x 2^64 units.
+__extension__ typedef unsigned __int128 ExactSum;
+
 struct EngineStats {
   uint64_t events = 0;
   uint64_t iterations = 0;
@@ -107,8 +110,10 @@ struct EngineStats {
   uint32_t kv_blocks_peak = 0;       // most blocks in use at once
   int64_t busy_ns = 0;               // sum of iteration durations
   int64_t last_event_ns = 0;         // the simulated time the run ended
-  long double kv_used_block_ns = 0;  // integral of used blocks over time
-  long double in_system_ns = 0;      // integral of requests in the system over time
+  // Integrals over time, exact: however the run's time is cut into instants (a replica of a
+  // parallel cluster run sees only its own), they are the same.
+  ExactSum kv_used_block_ns = 0;  // of used blocks
+  ExactSum in_system_ns = 0;      // of requests in the system
 
   uint64_t dropped_total() const { return dropped[0] + dropped[1] + dropped[2] + dropped[3]; }
 };

@@ -20,6 +20,7 @@ void EventQueue::push(int64_t time_ns, EventKind kind, uint64_t payload, uint32_
   KVSIM_CHECK(time_ns >= now_ns_, "event pushed into the past: " + std::to_string(time_ns) +
                                       " ns < now " + std::to_string(now_ns_) + " ns");
   heap_.push_back(Event{time_ns, next_seq_++, kind, target, payload});
+  if (push_log_ != nullptr) push_log_->push_back(time_ns);
   std::push_heap(heap_.begin(), heap_.end(), later);
 }
 

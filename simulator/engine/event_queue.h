@@ -49,9 +49,13 @@ class EventQueue {
   int64_t now_ns() const { return now_ns_; }
   // Events pushed so far.
   uint64_t num_pushed() const { return next_seq_; }
+  // While set, every push also appends its time to `log` (a parallel cluster run records what
+  // each replica queued: simulator/cluster/replica_log.h); null stops it.
+  void set_push_log(std::vector<int64_t>* log) { push_log_ = log; }
 
  private:
   std::vector<Event> heap_;
+  std::vector<int64_t>* push_log_ = nullptr;
   uint64_t next_seq_ = 0;
   int64_t now_ns_ = 0;
 };

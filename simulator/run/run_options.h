@@ -23,6 +23,9 @@ struct RunOptions {
   std::function<void(const Progress&)> progress;
   std::vector<SimObserver*> observers;      // more observers (the GUI's plots)
   const std::atomic<bool>* stop = nullptr;  // set: the run ends soon with a cancelled Status
+  // Threads a cluster run may use (simulator/cluster/cluster.h: parallel runs, byte-identical
+  // to serial ones); 0: the machine's cores. A lone engine runs on one.
+  uint32_t threads = 0;
 };
 
 // The folder a run writes to: the option, else the scenario's output.dir ("" = no files).

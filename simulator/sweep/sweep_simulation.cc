@@ -19,6 +19,7 @@ StatusOr<SimulationSetup> setup_point(const ConfigNode& config, const std::strin
 StatusOr<FlatMetrics> simulate(const SimulationSetup& setup, const fs::path& out_dir) {
   RunOptions options;
   options.out_dir = out_dir.string();
+  options.threads = 1;  // the sweep runs its points in parallel, one core each
   KVSIM_ASSIGN_OR_RETURN(Summary summary, run_simulation(setup, options));
   return flat_summary_metrics(summary);
 }

@@ -1,0 +1,258 @@
+// A cluster run on several threads, byte-identical to the serial run (cluster.h: "Parallel
+// runs").
+//
+// Why the replicas can run apart: in a colocated cluster without lower tiers, behind a router
+// that reads no replica state, with arrivals that do not wait on completions, a replica's run
+// depends only on the arrivals routed to it and on its own events — and on the order in which
+// it meets them, which the serial run sets by the shared queue's (time, insertion) order. Each
+// replica's own queue holds its events and *every* arrival (the others' too, doing nothing but
+// queueing the next arrival, as the serial run's arrival handling does): the events it holds
+// are then pushed in the same relative order as in the shared queue, so it pops them in the
+// serial run's relative order, and its instants — begin, events, end-of-instant decision when
+// touched — are the serial run's restricted to it. Its time integrals are exact sums
+// (simulator/engine/engine.h), so seeing only its own instants changes none of them.
+//
+// What the serial run does across replicas — the order of observer calls, the instants at
+// which the time series samples, the cluster's in-system integral — the merge replays: it runs
+// the serial event loop over the cluster's own queue with the replicas' logged steps in place
+// of their calls (an event popped: the replica's next step, its observer calls made, the
+// events it queued pushed with the queue's next sequence numbers; an instant's end: the
+// touched replicas' decisions in the order they were touched), so every observer sees the
+// serial run's calls in the serial run's order.
+//
+// Windows: the main thread reads the next kWindowArrivals arrivals (the feed, as the serial
+// run reads it) and routes them; the threads run their replicas up to the first arrival after
+// the window; the merge replays up to it; the logs are cleared. Memory follows the window.
+#include <algorithm>
+#include <thread>
+
+#include "simulator/cluster/cluster.h"
+#include "simulator/engine/event_loop.h"
+
+namespace kvsim::sim {
+namespace {
+
+constexpr size_t kWindowArrivals = 512;
+
+}  // namespace
+
+struct Cluster::Window {
+  uint64_t base = 0;                // the global index of specs[0]
+  std::vector<RequestSpec> specs;   // the window's arrivals, in order
+  std::vector<int64_t> times_ns;    // their arrival times
+  std::vector<uint32_t> replicas;   // where the router sent them
+  bool has_next = false;            // an arrival follows the window
+  int64_t next_ns = 0;              // its time
+  uint64_t end() const { return base + specs.size(); }
+  // Queues arrival `index` + 1 (the window's or the next one) after arrival `index`.
+  void queue_next(uint64_t index, EventQueue* queue) const {
+    const uint64_t next = index + 1;
+    if (next < end()) {
+      queue->push(times_ns[next - base], EventKind::kArrival, next, kClusterTarget);
+    } else if (has_next) {
+      queue->push(next_ns, EventKind::kArrival, next, kClusterTarget);
+    }
+  }
+};
+
+uint32_t Cluster::threads_for(const ClusterConfig& config, bool limits_in_flight) {
+  const size_t n = config.replicas.size();
+  if (config.threads <= 1 || n <= 1 || !config.tiers.empty() || limits_in_flight ||
+      config.router != RouterKind::kRoundRobin) {
+    return 1;
+  }
+  for (const ReplicaConfig& replica : config.replicas) {
+    if (replica.engine.scheduler.role != EngineRole::kColocated) return 1;
+  }
+  return static_cast<uint32_t>(std::min<size_t>(config.threads, n));
+}
+
+Status Cluster::run_parallel() {
+  const bool keep_states = !instant_callbacks_.empty();
+  for (auto& local : local_) local->log->keep_states(keep_states);
+  replayed_.resize(engines_.size());
+  for (uint32_t r = 0; r < engines_.size(); ++r) replayed_[r] = replica_state_of(*engines_[r]);
+  replay_to_ = replica_observers();
+
+  EventQueue arrivals;  // the feed's own queue: arrival times as the serial run has them
+  KVSIM_RETURN_IF_ERROR(feed_.start(&arrivals));
+  Window windows[2];
+  bool more = fill_window(&arrivals, &windows[0]);
+  KVSIM_RETURN_IF_ERROR(feed_.status());
+  if (!windows[0].specs.empty()) {
+    for (auto& local : local_) {
+      local->queue.push(windows[0].times_ns[0], EventKind::kArrival, 0, kClusterTarget);
+    }
+    events_.push(windows[0].times_ns[0], EventKind::kArrival, 0, kClusterTarget);
+  }
+  run_replicas(windows[0]);
+  for (size_t w = 0;; w ^= 1) {
+    Window& merged = windows[w];
+    Window& next = windows[w ^ 1];
+    for (auto& local : local_) {
+      local->replayed.take(local->log.get());
+      local->next_step = 0;
+    }
+    // The replicas run the next window while this thread replays the last one.
+    std::thread runner;
+    if (more) {
+      next.base = merged.end();
+      more = fill_window(&arrivals, &next);
+      KVSIM_RETURN_IF_ERROR(feed_.status());
+      runner = std::thread([this, &next] { run_replicas(next); });
+    }
+    merge(merged);
+    const bool last = !runner.joinable();
+    if (!last) runner.join();
+    report_progress();
+    KVSIM_RETURN_IF_ERROR(stop_status(stop_, stats_.events));
+    if (last) break;
+  }
+  return Status::ok();
+}
+
+// Every replica up to the first arrival after `window`, spread over the threads.
+void Cluster::run_replicas(const Window& window) {
+  std::vector<std::thread> workers;
+  for (uint32_t t = 1; t < threads_; ++t) {
+    workers.emplace_back([this, t, &window] {
+      for (uint32_t r = t; r < engines_.size(); r += threads_) advance_replica(r, window);
+    });
+  }
+  for (uint32_t r = 0; r < engines_.size(); r += threads_) advance_replica(r, window);
+  for (std::thread& worker : workers) worker.join();
+}
+
+// The next window's arrivals, read and routed as the serial run does; false when the workload
+// ends with this window.
+bool Cluster::fill_window(EventQueue* arrivals, Window* window) {
+  window->specs.clear();
+  window->times_ns.clear();
+  window->replicas.clear();
+  while (window->specs.size() < kWindowArrivals && !arrivals->empty()) {
+    const Event event = arrivals->pop();
+    const RequestSpec& spec = feed_.current();
+    window->specs.push_back(spec);
+    window->times_ns.push_back(event.time_ns);
+    window->replicas.push_back(router_->route(spec, entry_pool_, *this));
+    feed_.advance(arrivals);
+    if (!feed_.status().is_ok()) return false;
+  }
+  window->has_next = !arrivals->empty();
+  window->next_ns = window->has_next ? arrivals->top().time_ns : 0;
+  return window->has_next;
+}
+
+// Runs replica r on its own queue up to the first arrival after the window (or to its end),
+// logging each step.
+void Cluster::advance_replica(uint32_t r, const Window& window) {
+  ReplicaRun& local = *local_[r];
+  Engine& engine = *engines_[r];
+  ReplicaLog& log = *local.log;
+  EventQueue& queue = local.queue;
+  while (true) {
+    if (local.in_instant && (queue.empty() || queue.top().time_ns != local.instant_ns)) {
+      decide(r);  // may queue its next iteration
+    }
+    if (queue.empty()) return;
+    const Event& top = queue.top();
+    if (top.kind == EventKind::kArrival && top.payload == window.end()) return;
+    if (!local.in_instant) {
+      local.in_instant = true;
+      local.instant_ns = top.time_ns;
+      engine.begin_instant(top.time_ns);
+    }
+    const Event event = queue.pop();
+    if (event.kind == EventKind::kArrival) {
+      const size_t i = event.payload - window.base;
+      if (window.replicas[i] == r) {
+        log.begin_step(StepKind::kAdmit, event.time_ns);
+        queue.set_push_log(log.pushes());
+        engine.admit(window.specs[i]);
+        queue.set_push_log(nullptr);
+        log.end_step();
+        local.touched = true;
+      }
+      window.queue_next(event.payload, &queue);
+      continue;
+    }
+    log.begin_step(StepKind::kHandle, event.time_ns);
+    queue.set_push_log(log.pushes());
+    engine.handle(event);
+    queue.set_push_log(nullptr);
+    log.end_step();
+    local.touched = true;
+  }
+}
+
+// The end of replica r's instant: its decision, when an event or an arrival touched it.
+void Cluster::decide(uint32_t r) {
+  ReplicaRun& local = *local_[r];
+  local.in_instant = false;
+  if (!local.touched) return;
+  local.touched = false;
+  ReplicaLog& log = *local.log;
+  log.begin_step(StepKind::kDecide, local.instant_ns);
+  local.queue.set_push_log(log.pushes());
+  engines_[r]->end_instant();
+  local.queue.set_push_log(nullptr);
+  log.end_step();
+}
+
+// The serial event loop over the cluster's queue, up to the first arrival after the window,
+// with the replicas' logged steps for their calls.
+void Cluster::merge(const Window& window) {
+  while (true) {
+    if (merge_in_instant_ && (events_.empty() || events_.top().time_ns != events_.now_ns())) {
+      end_merged_instant();
+    }
+    if (events_.empty()) return;
+    const Event& top = events_.top();
+    if (top.kind == EventKind::kArrival && top.payload == window.end()) return;
+    if (!merge_in_instant_) {
+      merge_in_instant_ = true;
+      begin_instant(top.time_ns);
+    }
+    const Event event = events_.pop();
+    ++stats_.events;
+    if (event.kind == EventKind::kArrival) {
+      ++stats_.arrivals;
+      ++in_system_;
+      const uint32_t r = window.replicas[event.payload - window.base];
+      replay_step(r, StepKind::kAdmit);
+      window.queue_next(event.payload, &events_);
+    } else {
+      replay_step(event.target, StepKind::kHandle);
+    }
+  }
+}
+
+void Cluster::end_merged_instant() {
+  merge_in_instant_ = false;
+  for (const uint32_t r : dirty_list_) {
+    dirty_[r] = 0;
+    replay_step(r, StepKind::kDecide);
+  }
+  dirty_list_.clear();
+}
+
+// Replica r's next logged step: it must be of `kind` at the merge's time (checked).
+void Cluster::replay_step(uint32_t r, StepKind kind) {
+  ReplicaRun& local = *local_[r];
+  const ReplicaLog& log = local.replayed;
+  KVSIM_CHECK(local.next_step < log.num_steps(), "a parallel replica logged fewer steps");
+  const ReplicaStep& step = log.step(local.next_step++);
+  KVSIM_CHECK(step.kind == kind && step.time_ns == events_.now_ns(),
+              "a parallel replica's step is out of the serial run's order");
+  log.replay(step, replay_to_);
+  for (uint32_t p = step.first_push; p < step.end_push; ++p) {
+    events_.push(log.pushed_times()[p], EventKind::kIterationEnd, 0, r);
+  }
+  if (kind != StepKind::kDecide) {
+    mark_dirty(r);
+  } else if (!instant_callbacks_.empty()) {
+    replayed_[r] = log.state_after(step);
+  }
+}
+
+}  // namespace kvsim::sim

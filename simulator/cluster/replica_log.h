@@ -1,0 +1,106 @@
+// ReplicaLog: what one replica of a parallel cluster run did, in its own order, kept until the
+// cluster replays it in the order a serial run does it (simulator/cluster/cluster_parallel.cc).
+//
+// A replica runs alone on its own event queue and thread; every call it makes into the engine
+// is a step — an arrival admitted, one of its events handled, the decision at the end of an
+// instant — and the log keeps, per step, the observer calls the engine made (their records
+// copied), the times of the events it queued, and (when asked) the replica's state after it.
+// The cluster's merge pops the steps from the front, in the log's order, as its replay of the
+// serial event order reaches them; clear() drops what was replayed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "simulator/engine/event_queue.h"
+#include "simulator/engine/sim_observer.h"
+
+namespace kvsim::sim {
+
+class Engine;
+
+// A replica's state as the cluster's time series reads it (simulator/cluster/cluster_writers.h).
+struct ReplicaState {
+  EngineSnapshot snapshot;
+  uint64_t in_transit = 0;          // Scheduler::num_in_transit
+  uint64_t outstanding_tokens = 0;  // Engine::outstanding_tokens
+  uint64_t tokens_done = 0;         // EngineStats::tokens_done
+};
+ReplicaState replica_state_of(const Engine& engine);
+
+enum class StepKind : uint8_t {
+  kAdmit,   // an arrival routed here (Engine::admit)
+  kHandle,  // one of its events (Engine::handle)
+  kDecide,  // the end of an instant it was touched in (Engine::end_instant)
+};
+
+struct ReplicaStep {
+  StepKind kind = StepKind::kHandle;
+  int64_t time_ns = 0;
+  uint32_t first_call = 0, end_call = 0;  // its observer calls: [first, end) of the log's
+  uint32_t first_push = 0, end_push = 0;  // times of the events it queued: [first, end)
+  uint32_t state = 0;                     // a decision's state after it, when kept
+};
+
+class ReplicaLog final : public SimObserver {
+ public:
+  explicit ReplicaLog(const Engine* engine) : engine_(engine) {}
+  // Each decision step records the replica's state after it (off by default).
+  void keep_states(bool keep) { keep_states_ = keep; }
+
+  // Brackets one step; the engine's pushes are recorded by the replica's queue into pushes().
+  void begin_step(StepKind kind, int64_t time_ns);
+  void end_step();
+
+  size_t num_steps() const { return steps_.size(); }
+  const ReplicaStep& step(size_t i) const { return steps_[i]; }
+  // The replica's state after a decision step (kept when keep_states(true)).
+  const ReplicaState& state_after(const ReplicaStep& step) const { return states_[step.state]; }
+  std::vector<int64_t>* pushes() { return &pushes_; }
+  const std::vector<int64_t>& pushed_times() const { return pushes_; }
+  // The step's observer calls, made on each of `observers` in turn.
+  void replay(const ReplicaStep& step, const std::vector<SimObserver*>& observers) const;
+  void clear();
+  // Takes `from`'s steps and records (this log's are dropped), leaving `from` empty: the merge
+  // replays a window's log while the replica writes the next one.
+  void take(ReplicaLog* from);
+
+  void on_iteration(const IterationRecord& iteration, const EngineSnapshot& after) override;
+  void on_request_finished(const RequestRecord& request) override;
+  void on_request_dropped(const RequestRecord& request, DropReason reason) override;
+  void on_transfer(const TransferRecord& transfer) override;
+
+ private:
+  enum class CallKind : uint8_t { kIteration, kFinished, kDropped, kTransfer };
+  struct Call {
+    CallKind kind;
+    DropReason reason;
+    uint32_t index;  // into the vector of its kind
+  };
+
+  const Engine* engine_;
+  bool keep_states_ = false;
+  std::vector<ReplicaStep> steps_;
+  std::vector<ReplicaState> states_;  // after each decision, when kept
+  std::vector<Call> calls_;
+  std::vector<int64_t> pushes_;
+  std::vector<IterationRecord> iterations_;
+  std::vector<EngineSnapshot> snapshots_;  // after each iteration
+  std::vector<RequestRecord> requests_;
+  std::vector<TransferRecord> transfers_;
+};
+
+// A replica of a parallel cluster run: its own event queue, its log, and where its run and the
+// merge's replay of it stand.
+struct ReplicaRun {
+  EventQueue queue;
+  std::unique_ptr<ReplicaLog> log;  // the window the replica runs (its engine's observer)
+  ReplicaLog replayed{nullptr};     // the window the merge replays
+  size_t next_step = 0;             // the merge's place in `replayed`
+  int64_t instant_ns = 0;   // the instant the replica is in, while in_instant
+  bool in_instant = false;
+  bool touched = false;  // an event or an arrival of the instant was the replica's
+};
+
+}  // namespace kvsim::sim
