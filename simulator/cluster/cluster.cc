@@ -108,6 +108,7 @@ StatusOr<std::unique_ptr<Cluster>> Cluster::create(
                            Engine::create_replica(engine, std::move(cost_models[r]), events));
     if (c.threads_ > 1) {  // its calls are recorded, and replayed to the tally and observers
       c.local_.back()->log = std::make_unique<ReplicaLog>(replica.get());
+      c.local_.back()->engine = replica.get();
       replica->add_observer(c.local_.back()->log.get());
     } else {
       replica->add_observer(c.tally_.get());
@@ -289,7 +290,7 @@ void Cluster::advance_clock(int64_t now_ns) {
 }
 
 ReplicaState Cluster::replica_state(size_t r) const {
-  return local_.empty() ? replica_state_of(*engines_[r]) : replayed_[r];
+  return local_.empty() ? replica_state_of(*engines_[r]) : replays_[r]->state;
 }
 
 void Cluster::handle(const Event& event) {

@@ -52,6 +52,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/cache_line_allocator.h"
 #include "core/base/flat_id_map.h"
 #include "core/cache/tier_pool.h"
 #include "simulator/cluster/kv_tiers.h"
@@ -141,7 +142,12 @@ struct ClusterStats {
   uint64_t lower_hit_tokens[kMaxLowerTiers] = {0, 0, 0, 0};
 };
 
-class Cluster final : private RouterView {
+// Arrivals a parallel run's replicas take in one go (cluster_parallel.cc).
+struct ArrivalWindow;
+
+// Aligned to a cache line: a parallel run's merge writes its members while the replicas' threads
+// write the engines allocated next to it.
+class alignas(kCacheLineBytes) Cluster final : private RouterView {
  public:
   // cost_models[i] is replica i's.
   static StatusOr<std::unique_ptr<Cluster>> create(
@@ -205,7 +211,6 @@ class Cluster final : private RouterView {
   };
   class Tally;
   class Peer;
-  struct Window;  // arrivals a parallel run's replicas take in one go (cluster_parallel.cc)
 
   Cluster(const ClusterConfig& config, std::unique_ptr<RequestSource> source);
   Status build_tiers();
@@ -222,11 +227,8 @@ class Cluster final : private RouterView {
   // cluster_parallel.cc
   static uint32_t threads_for(const ClusterConfig& config, bool limits_in_flight);
   Status run_parallel();
-  bool fill_window(EventQueue* arrivals, Window* window);
-  void run_replicas(const Window& window);
-  void advance_replica(uint32_t replica, const Window& window);
-  void decide(uint32_t replica);
-  void merge(const Window& window);
+  bool fill_window(EventQueue* arrivals, ArrivalWindow* window);
+  void merge(const ArrivalWindow& window);
   void replay_step(uint32_t replica, StepKind kind);
   void end_merged_instant();
   void handle_arrival();
@@ -259,8 +261,8 @@ class Cluster final : private RouterView {
   const std::atomic<bool>* stop_ = nullptr;
 
   std::vector<Action> actions_;
-  std::vector<uint8_t> dirty_;
-  std::vector<uint32_t> dirty_list_;
+  std::vector<uint8_t, CacheLineAllocator<uint8_t>> dirty_;  // their own lines (parallel runs)
+  std::vector<uint32_t, CacheLineAllocator<uint32_t>> dirty_list_;
   std::vector<Transfer> transfers_;  // slab, indexed by the event payload
   std::vector<uint32_t> free_transfers_;
   std::vector<int64_t> send_free_ns_;
@@ -281,8 +283,8 @@ class Cluster final : private RouterView {
 
   uint32_t threads_ = 1;
   std::vector<std::unique_ptr<ReplicaRun>> local_;  // parallel: one per replica; empty: serial
+  std::vector<std::unique_ptr<ReplicaReplay>> replays_;  // parallel: the merge's, per replica
   std::vector<SimObserver*> replay_to_;           // parallel: the tally, then observers_
-  std::vector<ReplicaState> replayed_;            // parallel: each replica's, as replayed
   bool merge_in_instant_ = false;
 };
 

@@ -24,19 +24,19 @@
 // run reads it) and routes them; the threads run their replicas up to the first arrival after
 // the window; the merge replays up to it; the logs are cleared. Memory follows the window.
 #include <algorithm>
-#include <thread>
 
 #include "simulator/cluster/cluster.h"
+#include "simulator/cluster/replica_team.h"
 #include "simulator/engine/event_loop.h"
 
 namespace kvsim::sim {
 namespace {
 
-constexpr size_t kWindowArrivals = 512;
+constexpr size_t kWindowArrivals = 64;
 
 }  // namespace
 
-struct Cluster::Window {
+struct alignas(kCacheLineBytes) ArrivalWindow {
   uint64_t base = 0;                // the global index of specs[0]
   std::vector<RequestSpec> specs;   // the window's arrivals, in order
   std::vector<int64_t> times_ns;    // their arrival times
@@ -55,104 +55,30 @@ struct Cluster::Window {
   }
 };
 
-uint32_t Cluster::threads_for(const ClusterConfig& config, bool limits_in_flight) {
-  const size_t n = config.replicas.size();
-  if (config.threads <= 1 || n <= 1 || !config.tiers.empty() || limits_in_flight ||
-      config.router != RouterKind::kRoundRobin) {
-    return 1;
-  }
-  for (const ReplicaConfig& replica : config.replicas) {
-    if (replica.engine.scheduler.role != EngineRole::kColocated) return 1;
-  }
-  return static_cast<uint32_t>(std::min<size_t>(config.threads, n));
+namespace {
+
+// The end of the replica's instant: its decision, when an event or an arrival touched it.
+void decide(ReplicaRun& local) {
+  local.in_instant = false;
+  if (!local.touched) return;
+  local.touched = false;
+  ReplicaLog& log = *local.log;
+  log.begin_step(StepKind::kDecide, local.instant_ns);
+  local.queue.set_push_log(log.pushes());
+  local.engine->end_instant();
+  local.queue.set_push_log(nullptr);
+  log.end_step();
 }
 
-Status Cluster::run_parallel() {
-  const bool keep_states = !instant_callbacks_.empty();
-  for (auto& local : local_) local->log->keep_states(keep_states);
-  replayed_.resize(engines_.size());
-  for (uint32_t r = 0; r < engines_.size(); ++r) replayed_[r] = replica_state_of(*engines_[r]);
-  replay_to_ = replica_observers();
-
-  EventQueue arrivals;  // the feed's own queue: arrival times as the serial run has them
-  KVSIM_RETURN_IF_ERROR(feed_.start(&arrivals));
-  Window windows[2];
-  bool more = fill_window(&arrivals, &windows[0]);
-  KVSIM_RETURN_IF_ERROR(feed_.status());
-  if (!windows[0].specs.empty()) {
-    for (auto& local : local_) {
-      local->queue.push(windows[0].times_ns[0], EventKind::kArrival, 0, kClusterTarget);
-    }
-    events_.push(windows[0].times_ns[0], EventKind::kArrival, 0, kClusterTarget);
-  }
-  run_replicas(windows[0]);
-  for (size_t w = 0;; w ^= 1) {
-    Window& merged = windows[w];
-    Window& next = windows[w ^ 1];
-    for (auto& local : local_) {
-      local->replayed.take(local->log.get());
-      local->next_step = 0;
-    }
-    // The replicas run the next window while this thread replays the last one.
-    std::thread runner;
-    if (more) {
-      next.base = merged.end();
-      more = fill_window(&arrivals, &next);
-      KVSIM_RETURN_IF_ERROR(feed_.status());
-      runner = std::thread([this, &next] { run_replicas(next); });
-    }
-    merge(merged);
-    const bool last = !runner.joinable();
-    if (!last) runner.join();
-    report_progress();
-    KVSIM_RETURN_IF_ERROR(stop_status(stop_, stats_.events));
-    if (last) break;
-  }
-  return Status::ok();
-}
-
-// Every replica up to the first arrival after `window`, spread over the threads.
-void Cluster::run_replicas(const Window& window) {
-  std::vector<std::thread> workers;
-  for (uint32_t t = 1; t < threads_; ++t) {
-    workers.emplace_back([this, t, &window] {
-      for (uint32_t r = t; r < engines_.size(); r += threads_) advance_replica(r, window);
-    });
-  }
-  for (uint32_t r = 0; r < engines_.size(); r += threads_) advance_replica(r, window);
-  for (std::thread& worker : workers) worker.join();
-}
-
-// The next window's arrivals, read and routed as the serial run does; false when the workload
-// ends with this window.
-bool Cluster::fill_window(EventQueue* arrivals, Window* window) {
-  window->specs.clear();
-  window->times_ns.clear();
-  window->replicas.clear();
-  while (window->specs.size() < kWindowArrivals && !arrivals->empty()) {
-    const Event event = arrivals->pop();
-    const RequestSpec& spec = feed_.current();
-    window->specs.push_back(spec);
-    window->times_ns.push_back(event.time_ns);
-    window->replicas.push_back(router_->route(spec, entry_pool_, *this));
-    feed_.advance(arrivals);
-    if (!feed_.status().is_ok()) return false;
-  }
-  window->has_next = !arrivals->empty();
-  window->next_ns = window->has_next ? arrivals->top().time_ns : 0;
-  return window->has_next;
-}
-
-// Runs replica r on its own queue up to the first arrival after the window (or to its end),
+// Runs replica r (`local`) on its own queue up to the first arrival after the window (or to its end),
 // logging each step.
-void Cluster::advance_replica(uint32_t r, const Window& window) {
-  ReplicaRun& local = *local_[r];
-  Engine& engine = *engines_[r];
+void advance_replica(ReplicaRun& local, uint32_t r, const ArrivalWindow& window) {
+  Engine& engine = *local.engine;
   ReplicaLog& log = *local.log;
   EventQueue& queue = local.queue;
   while (true) {
     if (local.in_instant && (queue.empty() || queue.top().time_ns != local.instant_ns)) {
-      decide(r);  // may queue its next iteration
+      decide(local);  // may queue its next iteration
     }
     if (queue.empty()) return;
     const Event& top = queue.top();
@@ -185,23 +111,99 @@ void Cluster::advance_replica(uint32_t r, const Window& window) {
   }
 }
 
-// The end of replica r's instant: its decision, when an event or an arrival touched it.
-void Cluster::decide(uint32_t r) {
-  ReplicaRun& local = *local_[r];
-  local.in_instant = false;
-  if (!local.touched) return;
-  local.touched = false;
-  ReplicaLog& log = *local.log;
-  log.begin_step(StepKind::kDecide, local.instant_ns);
-  local.queue.set_push_log(log.pushes());
-  engines_[r]->end_instant();
-  local.queue.set_push_log(nullptr);
-  log.end_step();
+}  // namespace
+
+uint32_t Cluster::threads_for(const ClusterConfig& config, bool limits_in_flight) {
+  const size_t n = config.replicas.size();
+  if (config.threads <= 1 || n <= 1 || !config.tiers.empty() || limits_in_flight ||
+      config.router != RouterKind::kRoundRobin) {
+    return 1;
+  }
+  for (const ReplicaConfig& replica : config.replicas) {
+    if (replica.engine.scheduler.role != EngineRole::kColocated) return 1;
+  }
+  return static_cast<uint32_t>(std::min<size_t>(config.threads, n));
+}
+
+Status Cluster::run_parallel() {
+  const bool keep_states = !instant_callbacks_.empty();
+  for (auto& local : local_) local->log->keep_states(keep_states);
+  replay_to_ = replica_observers();
+  replays_.clear();
+  for (const auto& engine : engines_) {
+    replays_.push_back(std::make_unique<ReplicaReplay>());
+    replays_.back()->state = replica_state_of(*engine);
+  }
+
+  EventQueue arrivals;  // the feed's own queue: arrival times as the serial run has them
+  KVSIM_RETURN_IF_ERROR(feed_.start(&arrivals));
+  ArrivalWindow windows[2];
+  bool more = fill_window(&arrivals, &windows[0]);
+  KVSIM_RETURN_IF_ERROR(feed_.status());
+  if (!windows[0].specs.empty()) {
+    for (auto& local : local_) {
+      local->queue.push(windows[0].times_ns[0], EventKind::kArrival, 0, kClusterTarget);
+    }
+    events_.push(windows[0].times_ns[0], EventKind::kArrival, 0, kClusterTarget);
+  }
+  // The threads read only their replicas, the window they run and these (written between
+  // rounds): nothing the merge writes meanwhile.
+  const ArrivalWindow* running = &windows[0];
+  std::vector<ReplicaRun*> runs;
+  for (auto& local : local_) runs.push_back(local.get());
+  ReplicaTeam team(threads_, static_cast<uint32_t>(runs.size()), [&runs, &running](uint32_t r) {
+    advance_replica(*runs[r], r, *running);
+  });
+  team.start();
+  team.wait();
+  for (size_t w = 0;; w ^= 1) {
+    ArrivalWindow& merged = windows[w];
+    ArrivalWindow& next = windows[w ^ 1];
+    for (size_t r = 0; r < local_.size(); ++r) {
+      replays_[r]->log.take(local_[r]->log.get());
+      replays_[r]->next_step = 0;
+    }
+    // The replicas run the next window while this thread replays the last one.
+    const bool last = !more;
+    if (more) {
+      next.base = merged.end();
+      more = fill_window(&arrivals, &next);
+      KVSIM_RETURN_IF_ERROR(feed_.status());
+      running = &next;
+      team.start();
+    }
+    merge(merged);
+    team.wait();
+    report_progress();
+    KVSIM_RETURN_IF_ERROR(stop_status(stop_, stats_.events));
+    if (last) break;
+  }
+  return Status::ok();
+}
+
+// The next window's arrivals, read and routed as the serial run does; false when the workload
+// ends with this window.
+bool Cluster::fill_window(EventQueue* arrivals, ArrivalWindow* window) {
+  window->specs.clear();
+  window->times_ns.clear();
+  window->replicas.clear();
+  while (window->specs.size() < kWindowArrivals && !arrivals->empty()) {
+    const Event event = arrivals->pop();
+    const RequestSpec& spec = feed_.current();
+    window->specs.push_back(spec);
+    window->times_ns.push_back(event.time_ns);
+    window->replicas.push_back(router_->route(spec, entry_pool_, *this));
+    feed_.advance(arrivals);
+    if (!feed_.status().is_ok()) return false;
+  }
+  window->has_next = !arrivals->empty();
+  window->next_ns = window->has_next ? arrivals->top().time_ns : 0;
+  return window->has_next;
 }
 
 // The serial event loop over the cluster's queue, up to the first arrival after the window,
 // with the replicas' logged steps for their calls.
-void Cluster::merge(const Window& window) {
+void Cluster::merge(const ArrivalWindow& window) {
   while (true) {
     if (merge_in_instant_ && (events_.empty() || events_.top().time_ns != events_.now_ns())) {
       end_merged_instant();
@@ -238,10 +240,10 @@ void Cluster::end_merged_instant() {
 
 // Replica r's next logged step: it must be of `kind` at the merge's time (checked).
 void Cluster::replay_step(uint32_t r, StepKind kind) {
-  ReplicaRun& local = *local_[r];
-  const ReplicaLog& log = local.replayed;
-  KVSIM_CHECK(local.next_step < log.num_steps(), "a parallel replica logged fewer steps");
-  const ReplicaStep& step = log.step(local.next_step++);
+  ReplicaReplay& replay = *replays_[r];
+  const ReplicaLog& log = replay.log;
+  KVSIM_CHECK(replay.next_step < log.num_steps(), "a parallel replica logged fewer steps");
+  const ReplicaStep& step = log.step(replay.next_step++);
   KVSIM_CHECK(step.kind == kind && step.time_ns == events_.now_ns(),
               "a parallel replica's step is out of the serial run's order");
   log.replay(step, replay_to_);
@@ -251,7 +253,7 @@ void Cluster::replay_step(uint32_t r, StepKind kind) {
   if (kind != StepKind::kDecide) {
     mark_dirty(r);
   } else if (!instant_callbacks_.empty()) {
-    replayed_[r] = log.state_after(step);
+    replay.state = log.state_after(step);
   }
 }
 

@@ -91,16 +91,23 @@ class ReplicaLog final : public SimObserver {
   std::vector<TransferRecord> transfers_;
 };
 
-// A replica of a parallel cluster run: its own event queue, its log, and where its run and the
-// merge's replay of it stand.
-struct ReplicaRun {
+// A replica of a parallel cluster run as its thread sees it: its own event queue, the log it
+// writes and where its run stands. Aligned to a cache line, and touched by no other thread
+// during a round (the merge keeps its own side apart: no line bounces between the cores).
+struct alignas(kCacheLineBytes) ReplicaRun {
   EventQueue queue;
   std::unique_ptr<ReplicaLog> log;  // the window the replica runs (its engine's observer)
-  ReplicaLog replayed{nullptr};     // the window the merge replays
-  size_t next_step = 0;             // the merge's place in `replayed`
-  int64_t instant_ns = 0;   // the instant the replica is in, while in_instant
+  Engine* engine = nullptr;
+  int64_t instant_ns = 0;  // the instant the replica is in, while in_instant
   bool in_instant = false;
   bool touched = false;  // an event or an arrival of the instant was the replica's
+};
+
+// The merge's side of a replica: the window it replays, and its place in it.
+struct alignas(kCacheLineBytes) ReplicaReplay {
+  ReplicaLog log{nullptr};
+  size_t next_step = 0;
+  ReplicaState state;  // the replica's state as the replay stands (the time series reads it)
 };
 
 }  // namespace kvsim::sim

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/base/cache_line_allocator.h"
+
 namespace kvsim::sim {
 
 enum class EventKind : uint8_t {
@@ -54,7 +56,7 @@ class EventQueue {
   void set_push_log(std::vector<int64_t>* log) { push_log_ = log; }
 
  private:
-  std::vector<Event> heap_;
+  std::vector<Event, CacheLineAllocator<Event>> heap_;  // its own lines (a parallel run's)
   std::vector<int64_t>* push_log_ = nullptr;
   uint64_t next_seq_ = 0;
   int64_t now_ns_ = 0;
