@@ -26,6 +26,13 @@ AllToAllInputs v3_inputs(uint32_t ep, double tokens) {
   return in;
 }
 
+// The bytes over each link and the bottleneck's bandwidth of a normal-mode all-to-all.
+void expect_links(const AllToAllCost& c, double nvlink_bytes, double rdma_bytes, double gbps) {
+  EXPECT_DOUBLE_EQ(c.nvlink_bytes, nvlink_bytes);
+  EXPECT_DOUBLE_EQ(c.rdma_bytes, rdma_bytes);
+  EXPECT_NEAR(c.bandwidth_gbps, gbps, 1e-9);
+}
+
 TEST(ExpertParallelTest, ExpectedMaxOfStandardNormalsMatchesClosedForms) {
   EXPECT_DOUBLE_EQ(expected_max_standard_normal(1), 0.0);
   EXPECT_NEAR(expected_max_standard_normal(2), 1 / std::sqrt(M_PI), 1e-9);        // 0.5642
@@ -58,9 +65,7 @@ TEST(ExpertParallelTest, NormalDispatchInOneNodeGoesOverNvlink) {
   const AllToAllCost d =
       all_to_all_cost(AllToAll::kDispatch, DeepEpMode::kNormal, v3_inputs(8, 128));
   EXPECT_DOUBLE_EQ(d.bytes, 14680064.0);
-  EXPECT_DOUBLE_EQ(d.nvlink_bytes, 12845056.0);
-  EXPECT_DOUBLE_EQ(d.rdma_bytes, 0.0);
-  EXPECT_NEAR(d.bandwidth_gbps, 344.25, 1e-9);
+  expect_links(d, 12845056.0, 0.0, 344.25);
   EXPECT_NEAR(d.time_s * 1e6, 5 + 37.31316, 1e-4);
   // Combine: the same bytes at 158/200 x 450 = 355.5 GB/s.
   const AllToAllCost c =
@@ -73,9 +78,7 @@ TEST(ExpertParallelTest, NormalDispatchAcrossNodesIsGatedByRdma) {
   // (3,211,264 bytes, 9.33 us on NVLink), 24 do not: 11,010,048 bytes at 58 GB/s = 189.83 us.
   const AllToAllCost d =
       all_to_all_cost(AllToAll::kDispatch, DeepEpMode::kNormal, v3_inputs(32, 128));
-  EXPECT_DOUBLE_EQ(d.nvlink_bytes, 3211264.0);
-  EXPECT_DOUBLE_EQ(d.rdma_bytes, 11010048.0);
-  EXPECT_DOUBLE_EQ(d.bandwidth_gbps, 58.0);
+  expect_links(d, 3211264.0, 11010048.0, 58.0);
   EXPECT_NEAR(d.transfer_s * 1e6, 189.82841, 1e-4);
 }
 
