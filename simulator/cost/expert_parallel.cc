@@ -97,6 +97,9 @@ AllToAllCost all_to_all_cost(AllToAll kind, DeepEpMode mode, const AllToAllInput
     out.bandwidth_gbps = gbps_of(row_for(kLowLatency, in.ep), kind);
     out.transfer_s = out.bytes / (out.bandwidth_gbps * static_cast<double>(kGB));
   } else {
+    KVSIM_CHECK(in.nvlink_gbps > 0,
+                "the normal kernels need the device's NVLink bandwidth "
+                "(a device YAML's interconnect_gbps is at least 0.001)");
     const double peers = in.ep - 1;
     const double node_peers = std::min(in.ep, kGpusPerNode) - 1;
     const double leaving = out.bytes * peers / in.ep;
