@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "cli/engine_options.h"
 #include "cli/model_options.h"
+#include "cli/parallel_options.h"
 #include "cli/speculative_options.h"
 #include "core/engine/deployment.h"
 #include "core/report/capacity_json.h"
@@ -27,9 +28,7 @@ struct CapacityOptions {
   uint64_t seq_len = 0;
   uint32_t block_size = 0;
   uint32_t tp = 1;
-  uint32_t dp = 1;  // the parallel layout's rest (core/engine/parallel_layout.h)
-  uint32_t ep = 1;
-  uint32_t pp = 1;
+  ParallelOptions parallel;  // the layout's rest (core/engine/parallel_layout.h)
   std::optional<uint64_t> kv_budget_bytes;
   uint32_t quant_group = 0;
   EngineOptions engine;            // --max-num-batched-tokens among them (also the hybrid windows')
@@ -55,9 +54,9 @@ StatusOr<CapacityQuery> make_query(const CapacityOptions& o, const ModelSpec& mo
   query.seq_len = o.seq_len;
   query.block_size = o.block_size;
   query.tp = o.tp;
-  query.dp = o.dp;
-  query.ep = o.ep;
-  query.pp = o.pp;
+  query.dp = o.parallel.dp;
+  query.ep = o.parallel.ep;
+  query.pp = o.parallel.pp;
   query.kv_budget_bytes = o.kv_budget_bytes;
   // Without an engine (--kv-budget-bytes) a hybrid model's windows still take the flag's chunk;
   // with one, core/engine/capacity_plan.h sets the engine's resolved value.
@@ -152,14 +151,7 @@ void register_capacity_command(CLI::App& app, CommandFn* chosen) {
       ->check(CLI::Range(1u, 1u << 20));
   command->add_option("--tp", options->tp, "tensor-parallel devices (of one pipeline stage)")
       ->check(CLI::Range(1u, 4096u));
-  // Zero passes the parser so that core/engine/parallel_layout.h names it (exit 2).
-  command->add_option("--dp", options->dp,
-                      "attention data-parallel ranks inside the TP group (attention TP = tp / dp; "
-                      "SGLang --dp-size --enable-dp-attention, vLLM --data-parallel-size)");
-  command->add_option("--ep", options->ep,
-                      "expert-parallel ranks the routed experts are divided over (vLLM "
-                      "--enable-expert-parallel: ep = tp)");
-  command->add_option("--pp", options->pp, "pipeline stages (each rank holds layers / pp)");
+  add_parallel_options(command, &options->parallel);
   command->add_option("--kv-budget-bytes", options->kv_budget_bytes,
                       "KV budget per device in bytes (overrides the engine's budget)");
   add_engine_options(command, &options->engine);

@@ -11,6 +11,7 @@
 #include "cli/command.h"
 #include "cli/engine_options.h"
 #include "cli/model_options.h"
+#include "cli/parallel_options.h"
 #include "cli/speculative_options.h"
 #include "core/base/data_dir.h"
 #include "core/engine/capacity.h"
@@ -29,12 +30,14 @@ struct CostOptions {
   ModelOptions model;
   std::string device;
   uint32_t tp = 1;
+  ParallelOptions parallel;  // --dp --ep: one rank of the layout (core/engine/parallel_layout.h)
   std::string weight_dtype;  // empty: the model's own (resolve_weight_dtype)
   std::string kv_dtype = "fp16";
   uint32_t block_size = 0;
   std::string batch;
   std::string kind = "operators";
   std::string fit;
+  double expert_imbalance = 1.0;  // cost_model.expert_imbalance (ep > 1)
   std::string cuda_graphs = "engine";
   std::string engine = "vllm";  // whose execution profile (simulator/cost/execution_profile.h)
   std::string engine_version;   // empty: the newest kvsim models
@@ -84,6 +87,7 @@ StatusOr<sim::CostModelConfig> cost_config(const CostOptions& o) {
   KVSIM_ASSIGN_OR_RETURN(config.kind, sim::parse_cost_model_kind(o.kind));
   KVSIM_ASSIGN_OR_RETURN(config.cuda_graphs, sim::parse_cuda_graphs(o.cuda_graphs));
   config.fit = o.fit;
+  config.expert_imbalance = o.expert_imbalance;
   config.calibration = resolve_data_path(o.calibration);
   config.profiles = resolve_data_path(o.profiles);
   return config;
@@ -106,6 +110,8 @@ nlohmann::json to_json(const CostOptions& o, DType weight_dtype, const sim::Cost
   out["model"] = o.model.model;
   out["device"] = o.device;
   out["tp"] = o.tp;
+  out["dp"] = o.parallel.dp;
+  out["ep"] = o.parallel.ep;
   out["weight_dtype"] = dtype_name(weight_dtype);
   out["cost_model"] = model.name();
   out["engine"] = profile.engine;
@@ -128,6 +134,7 @@ nlohmann::json to_json(const CostOptions& o, DType weight_dtype, const sim::Cost
                    {"flops", op.flops},
                    {"bytes", op.bytes},
                    {"formula", op.formula}});
+    if (!op.kernel.empty()) ops.back()["mode"] = op.kernel;  // an EP all-to-all's DeepEP mode
   }
   out["operators"] = std::move(ops);
   out["total_s"] = cost.total_s;
@@ -160,6 +167,11 @@ void print_text(const CostOptions& o, DType weight_dtype, const sim::CostModel& 
   std::printf("%s on %u x %s (%s weights), %s\nbatch %s: %s\n", o.model.model.c_str(), o.tp,
               o.device.c_str(), std::string(dtype_name(weight_dtype)).c_str(), model.name().c_str(),
               o.batch.c_str(), sim::describe_batch(shape).c_str());
+  const ParallelLayout layout{o.tp, o.parallel.dp, o.parallel.ep, 1};
+  if (!layout.tp_only()) {
+    std::printf("layout %s: one rank, its DP rank's batch (every DP rank carrying one alike)\n",
+                describe_parallel_layout(layout).c_str());
+  }
   if (o.kind == "operators") {
     std::printf("engine %s:\n", profile.engine.c_str());
     for (const std::string& rule : profile.rules) std::printf("  %s\n", rule.c_str());
@@ -197,6 +209,8 @@ int run_cost(const CostOptions& o) {
   query.weight_dtype = *weight_dtype;
   query.block_size = o.block_size;
   query.tp = o.tp;
+  query.dp = o.parallel.dp;
+  query.ep = o.parallel.ep;
   auto capacity = compute_capacity(*model, &*device, query);
   if (!capacity.is_ok()) return report_error(capacity.status());
   auto window = sim::cost_window_tokens(*model);
@@ -211,8 +225,9 @@ int run_cost(const CostOptions& o) {
   if (!engine.is_ok()) return report_error(engine.status());
   const sim::ExecutionProfile profile = sim::with_cuda_graphs(
       sim::execution_profile(*engine, *device, o.tp, o.max_num_seqs), config->cuda_graphs);
-  auto cost_model =
-      sim::make_cost_model(*config, *model, *device, *capacity, *weight_dtype, o.tp, profile);
+  const ParallelLayout layout{o.tp, o.parallel.dp, o.parallel.ep, 1};
+  auto cost_model = sim::make_cost_model(*config, *model, *device, *capacity, *weight_dtype, o.tp,
+                                         profile, layout);
   if (!cost_model.is_ok()) return report_error(cost_model.status());
   const sim::CostBreakdown cost = (*cost_model)->explain(*shape);
   std::optional<DraftCost> draft;
@@ -243,6 +258,7 @@ void register_cost_command(CLI::App& app, CommandFn* chosen) {
   add_model_options(command, &options->model);
   command->add_option("--device", options->device, "device preset or YAML file")->required();
   command->add_option("--tp", options->tp, "tensor-parallel devices")->check(CLI::Range(1u, 4096u));
+  add_parallel_options(command, &options->parallel, /*pp=*/false);
   command->add_option("--weight-dtype", options->weight_dtype,
                       "weight dtype: fp16 bf16 fp8 int8 int4 (default: a config.json's bfloat16 "
                       "or float16, else fp16)");
@@ -258,6 +274,11 @@ void register_cost_command(CLI::App& app, CommandFn* chosen) {
       ->required();
   command->add_option("--kind", options->kind, "cost model: operators roofline profile table");
   command->add_option("--fit", options->fit, "operators: built-in fit (a100 h100 h200 ascend)");
+  command
+      ->add_option("--expert-imbalance", options->expert_imbalance,
+                   "operators, ep > 1: the slowest expert rank's load over uniform routing's "
+                   "expected maximum (an EPLB-measured skew; default 1)")
+      ->check(CLI::Range(1.0, 100.0));
   command->add_option("--cuda-graphs", options->cuda_graphs,
                       "operators: engine (its execution profile) none decode all");
   command->add_option("--engine", options->engine,

@@ -62,6 +62,10 @@ struct CostModelConfig {
   std::string fit;  // built-in fit (a100, h100, h200, ascend); "" = by device
   CudaGraphs cuda_graphs = CudaGraphs::kEngine;
   std::vector<FitOverride> parameters;  // cost_model.parameters, applied after calibration
+  // Under expert parallelism (ep > 1): the slowest expert rank's load over the expected
+  // maximum of uniform routing (simulator/cost/expert_parallel.h); 1.0 = uniform routing, an
+  // EPLB-measured max/mean skew otherwise. YAML cost_model.expert_imbalance, >= 1.
+  double expert_imbalance = 1.0;
   // operators: a YAML of fitted parameters (kvsim calibrate); table: the CSV of times. A
   // scenario that gives a .csv calibration without a kind means kind: table.
   std::string calibration;

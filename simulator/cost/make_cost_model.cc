@@ -1,5 +1,6 @@
 #include "simulator/cost/make_cost_model.h"
 
+#include "core/base/check.h"
 #include "simulator/cost/calibration_file.h"
 #include "simulator/cost/calibration_table.h"
 #include "simulator/cost/operator_cost_model.h"
@@ -28,12 +29,20 @@ StatusOr<OperatorFit> resolve_operator_fit(const CostModelConfig& config,
   return fit;
 }
 
-StatusOr<std::unique_ptr<CostModel>> make_cost_model(const CostModelConfig& config,
-                                                     const ModelSpec& model,
-                                                     const DeviceSpec& device,
-                                                     const CapacityResult& capacity,
-                                                     DType weight_dtype, uint32_t num_devices,
-                                                     const ExecutionProfile& profile) {
+StatusOr<std::unique_ptr<CostModel>> make_cost_model(
+    const CostModelConfig& config, const ModelSpec& model, const DeviceSpec& device,
+    const CapacityResult& capacity, DType weight_dtype, uint32_t num_devices,
+    const ExecutionProfile& profile, const ParallelLayout& layout) {
+  ParallelLayout rank = layout;
+  rank.tp = num_devices;
+  KVSIM_CHECK(num_devices % rank.dp == 0 && num_devices % rank.ep == 0,
+              "the layout's dp and ep divide its TP group (validate_parallel_layout)");
+  if ((rank.dp > 1 || rank.ep > 1) && config.kind != CostModelKind::kOperators) {
+    return Status::invalid_argument("cost_model.kind (--kind) " +
+                                    std::string(cost_model_kind_name(config.kind)) +
+                                    " times one TP group; a layout with dp or ep > 1 (" +
+                                    describe_parallel_layout(rank) + ") needs kind operators");
+  }
   switch (config.kind) {
     case CostModelKind::kTable: {
       if (config.calibration.empty()) {
@@ -56,9 +65,10 @@ StatusOr<std::unique_ptr<CostModel>> make_cost_model(const CostModelConfig& conf
       break;
   }
   KVSIM_ASSIGN_OR_RETURN(OperatorFit fit, resolve_operator_fit(config, device));
-  return std::unique_ptr<CostModel>(
-      new OperatorCostModel(operator_inputs(model, device, capacity, weight_dtype, num_devices),
-                            std::move(fit), with_cuda_graphs(profile, config.cuda_graphs)));
+  OperatorInputs inputs = operator_inputs(model, device, capacity, weight_dtype, rank);
+  inputs.expert_imbalance = config.expert_imbalance;
+  return std::unique_ptr<CostModel>(new OperatorCostModel(
+      std::move(inputs), std::move(fit), with_cuda_graphs(profile, config.cuda_graphs)));
 }
 
 }  // namespace kvsim::sim

@@ -5,6 +5,7 @@
 
 #include "core/base/check.h"
 #include "core/base/units.h"
+#include "simulator/cost/expert_parallel.h"
 #include "simulator/cost/layer_kind_costs.h"
 #include "simulator/cost/model_arch.h"
 #include "simulator/cost/roofline_cost_model.h"
@@ -73,18 +74,20 @@ void set_recurrent_projections(const ModelSpec& m, uint32_t tp, OperatorInputs* 
   }
 }
 
-void set_moe(const ModelSpec& m, const ModelArch& arch, uint32_t tp, OperatorInputs* in) {
+// The routed experts split `expert_tp` ways, the shared experts `shared_tp` ways.
+void set_moe(const ModelSpec& m, const ModelArch& arch, uint32_t shared_tp, uint32_t expert_tp,
+             OperatorInputs* in) {
   const double h = m.hidden_size;
   const double gate = arch.gated_mlp ? 2.0 : 1.0;
   in->num_moe_layers = m.num_layers - std::min(arch.num_dense_layers, m.num_layers);
   in->num_experts = arch.num_experts;
   in->experts_per_token = arch.num_experts_per_token;
   in->router = {"router", h, static_cast<double>(arch.num_experts)};
-  const double expert = per_device(arch.moe_intermediate_size, tp);
+  const double expert = per_device(arch.moe_intermediate_size, expert_tp);
   in->expert_up = {"expert_up", h, gate * expert};
   in->expert_down = {"expert_down", expert, h};
   in->expert_act_width = (gate + 1) * expert;
-  const double shared = per_device(arch.shared_expert_intermediate_size, tp);
+  const double shared = per_device(arch.shared_expert_intermediate_size, shared_tp);
   in->shared_up = {"shared_up", h, gate * shared};
   in->shared_down = {"shared_down", shared, h};
   in->shared_act_width = (gate + 1) * shared;
@@ -140,6 +143,23 @@ Terms collective(std::string_view name, const CollectiveFit& c, double share, do
   return t;
 }
 
+Terms all_to_all(std::string_view name, const AllToAllCost& c, double count, double launch) {
+  Terms t;
+  t.name = name;
+  t.form = Form::kAllToAll;
+  t.count = count;
+  t.bytes = c.bytes;
+  t.memory_s = c.transfer_s;
+  t.floor_s = c.latency_s;
+  t.launch_s = launch;
+  t.time_s = c.time_s + launch;
+  t.kernel = deepep_mode_name(c.mode);
+  t.nvlink_bytes = c.nvlink_bytes;
+  t.rdma_bytes = c.rdma_bytes;
+  t.bandwidth_gbps = c.bandwidth_gbps;
+  return t;
+}
+
 }  // namespace
 
 OperatorInputs operator_inputs(const ModelSpec& m, const DeviceSpec& device,
@@ -152,6 +172,8 @@ OperatorInputs operator_inputs(const ModelSpec& m, const DeviceSpec& device,
   in.activation_bytes = dtype_bits(activation_dtype(weight_dtype)) / 8.0;
   in.weight_bytes = dtype_bits(weight_dtype) / 8.0;
   in.tp = tp;
+  in.group_tp = tp;
+  in.nvlink_gbps = device.interconnect_gbps;
   in.num_layers = m.num_layers;
   in.hidden = m.hidden_size;
   const double h = m.hidden_size;
@@ -177,8 +199,21 @@ OperatorInputs operator_inputs(const ModelSpec& m, const DeviceSpec& device,
   in.mlp_up = {"mlp_up", h, gate * ffn};
   in.mlp_down = {"mlp_down", ffn, h};
   in.mlp_act_width = (gate + 1) * ffn;
-  if (arch.num_experts > 0) set_moe(m, arch, tp, &in);
+  if (arch.num_experts > 0) set_moe(m, arch, tp, tp, &in);
   in.vocab = m.vocab_size;
+  return in;
+}
+
+OperatorInputs operator_inputs(const ModelSpec& m, const DeviceSpec& device,
+                               const CapacityResult& capacity, DType weight_dtype,
+                               const ParallelLayout& layout) {
+  OperatorInputs in = operator_inputs(m, device, capacity, weight_dtype, layout.attention_tp());
+  in.group_tp = layout.tp;
+  in.dp = layout.dp;
+  in.ep = layout.ep;
+  in.ep_max_normal = expected_max_standard_normal(layout.ep);
+  const ModelArch arch = model_arch(m);
+  if (arch.num_experts > 0) set_moe(m, arch, in.tp, layout.tp / layout.ep, &in);
   return in;
 }
 
@@ -223,7 +258,12 @@ double OperatorCostModel::evaluate(const BatchShape& b, Sink&& sink) const {
   emit_mixers(b, attention_launch, emit);
   emit(gemm(f.gemm, in, in.o_proj, m, m, 1, attention, launch));
   emit(gemm(f.gemm, in, in.recurrent_out, m, m, 1, recurrent, launch));
-  if (in.tp > 1) emit(all_reduce("all_reduce", a * m * in.hidden, 2 * layers, launch));
+  // Two per layer (attention, FFN), but for MoE layers whose experts reduce over the whole
+  // group (dp > 1 without EP: moe_all_reduce).
+  const double own_moe_reduces = in.dp > 1 && in.ep == 1 ? in.num_moe_layers : 0;
+  if (in.tp > 1) {
+    emit(all_reduce("all_reduce", a * m * in.hidden, 2 * layers - own_moe_reduces, launch));
+  }
   emit(elementwise("post_norm", f.norm, 2 * a * m * in.hidden, bw, layers, launch));
   // Nemotron-H-style models put the FFN in layers of their own (kind none); the others in
   // every layer.
@@ -234,7 +274,7 @@ double OperatorCostModel::evaluate(const BatchShape& b, Sink&& sink) const {
     emit(elementwise("mlp_act", f.activation, a * m * in.mlp_act_width, bw, dense_layers, launch));
     emit(gemm(f.gemm, in, in.mlp_down, m, m, 1, dense_layers, launch));
   }
-  if (in.num_moe_layers > 0) emit_moe(m, launch, emit);
+  if (in.num_moe_layers > 0) emit_moe(b, launch, emit);
   emit(elementwise("residual_add", f.residual_add, 3 * a * m * in.hidden, bw, layers, launch));
   emit_model_ends(b, launch, emit);
   Terms overhead;
@@ -361,27 +401,55 @@ Terms OperatorCostModel::decode_attention(std::string_view name, double keys,
 }
 
 template <typename Emit>
-void OperatorCostModel::emit_moe(double m, double launch, Emit&& emit) const {
+void OperatorCostModel::emit_moe(const BatchShape& b, double launch, Emit&& emit) const {
   const OperatorInputs& in = inputs_;
   const OperatorFit& f = fit_;
+  const double m = static_cast<double>(b.new_tokens);
   const double layers = in.num_moe_layers;
   const double a = in.activation_bytes;
   const double experts = in.num_experts;
   const double k = std::min<double>(in.experts_per_token, experts);
-  const double distinct = experts * (1 - std::pow(1 - k / experts, m));
-  const double rows = m * k;
-  const double per_expert = distinct > 0 ? rows / distinct : rows;
+  // The tokens entering the routed experts: every DP rank's (each carrying a batch like this).
+  const double tokens = m * in.dp;
   emit(gemm(f.gemm, in, in.router, m, m, 1, layers, launch));
-  emit(gemm(f.gemm, in, in.expert_up, rows, per_expert, distinct, layers, launch));
-  emit(elementwise("expert_act", f.activation, a * rows * in.expert_act_width, in.bandwidth_bps,
-                   layers, launch));
-  emit(gemm(f.gemm, in, in.expert_down, rows, per_expert, distinct, layers, launch));
+  if (in.ep > 1) {
+    const AllToAllInputs exchange{in.ep, tokens / in.ep, in.experts_per_token,       in.hidden,
+                                  a,     in.nvlink_gbps, f.custom_one_shot.latency_s};
+    const DeepEpMode mode = deepep_mode(b.num_prefill_chunks > 0);
+    emit(all_to_all("moe_dispatch", all_to_all_cost(AllToAll::kDispatch, mode, exchange), layers,
+                    launch));
+    const double rows = expected_max_rank_rows(tokens, in.num_experts, in.experts_per_token, in.ep,
+                                               in.ep_max_normal) *
+                        in.expert_imbalance;
+    const double local = experts / in.ep;
+    emit_experts(rows, local * (1 - std::pow(1 - k / experts, tokens)), launch, emit);
+    emit(all_to_all("moe_combine", all_to_all_cost(AllToAll::kCombine, mode, exchange), layers,
+                    launch));
+  } else {
+    emit_experts(tokens * k, experts * (1 - std::pow(1 - k / experts, tokens)), launch, emit);
+    if (in.dp > 1 && in.group_tp > 1) {
+      emit(all_reduce("moe_all_reduce", a * tokens * in.hidden, layers, launch, in.group_tp));
+    }
+  }
   if (in.shared_up.n > 0) {
     emit(gemm(f.gemm, in, in.shared_up, m, m, 1, layers, launch));
     emit(elementwise("shared_act", f.activation, a * m * in.shared_act_width, in.bandwidth_bps,
                      layers, launch));
     emit(gemm(f.gemm, in, in.shared_down, m, m, 1, layers, launch));
   }
+}
+
+template <typename Emit>
+void OperatorCostModel::emit_experts(double rows, double distinct, double launch,
+                                     Emit&& emit) const {
+  const OperatorInputs& in = inputs_;
+  const OperatorFit& f = fit_;
+  const double layers = in.num_moe_layers;
+  const double per_expert = distinct > 0 ? rows / distinct : rows;
+  emit(gemm(f.gemm, in, in.expert_up, rows, per_expert, distinct, layers, launch));
+  emit(elementwise("expert_act", f.activation, in.activation_bytes * rows * in.expert_act_width,
+                   in.bandwidth_bps, layers, launch));
+  emit(gemm(f.gemm, in, in.expert_down, rows, per_expert, distinct, layers, launch));
 }
 
 template <typename Emit>
@@ -408,7 +476,13 @@ void OperatorCostModel::emit_model_ends(const BatchShape& b, double launch, Emit
 
 OperatorCostModel::Terms OperatorCostModel::all_reduce(std::string_view name, double bytes,
                                                        double count, double launch) const {
-  const double n = inputs_.tp;
+  return all_reduce(name, bytes, count, launch, inputs_.tp);
+}
+
+OperatorCostModel::Terms OperatorCostModel::all_reduce(std::string_view name, double bytes,
+                                                       double count, double launch,
+                                                       uint32_t ranks) const {
+  const double n = ranks;
   const AllReduceKernel kernel = all_reduce_kernel(profile_, bytes);
   Terms t;
   switch (kernel) {
@@ -419,7 +493,7 @@ OperatorCostModel::Terms OperatorCostModel::all_reduce(std::string_view name, do
       t = collective(name, fit_.custom_two_shot, 2 * (n - 1) / n, bytes, count, launch);
       break;
     case AllReduceKernel::kNccl:
-      t = collective(name, collective_for(fit_, inputs_.tp), 2 * (n - 1) / n, bytes, count, launch);
+      t = collective(name, collective_for(fit_, ranks), 2 * (n - 1) / n, bytes, count, launch);
       break;
   }
   t.kernel = all_reduce_kernel_name(kernel);

@@ -54,6 +54,19 @@
 // token assignments, weight bytes of the experts the batch touches — the expected number of
 // distinct experts among E when T tokens each pick k: D = E (1 - (1 - k/E)^T) — and the GEMM
 // efficiency at T k / D tokens per expert; shared experts and the router as dense GEMMs.
+// Parallel layouts (core/engine/parallel_layout.h; docs/cost_model.md "Parallel layouts"): the
+// operators above are one rank's. `tp` below is the attention TP (tp / dp): attention, norms,
+// rope, KV writes, dense FFN, shared experts, embedding and lm_head split by it, over this DP
+// rank's batch (vLLM: each DP engine core runs them with its own --tensor-parallel-size),
+// their all-reduces over it. The routed experts of the MoE layers:
+//   ep = 1, dp > 1   every expert split over the whole group (vLLM's flattened tp x dp), over
+//                    the dp ranks' tokens (T dp: the symmetric-load assumption), then
+//                    moe_all_reduce over the group (all-gather + reduce-scatter, an
+//                    all-reduce's bytes) in place of the TP all-reduce
+//   ep > 1           moe_dispatch and moe_combine (simulator/cost/expert_parallel.h) around
+//                    expert GEMMs of E / ep whole-or-(tp/ep)-split experts at the slowest
+//                    rank's expected load x expert_imbalance
+// With dp = ep = pp = 1 every term is the TP group's as above.
 // MLA: attention over the latent (the KV bytes are the latent's; FLOPs per pair
 // 2 heads (2 kv_lora_rank + qk_rope_head_dim), weights absorbed), projections q_a/q_b/kv_a/kv_b.
 // Weight dtypes: w from the dtype (int4: half a byte); P is the bf16/fp16 peak, int8 TOPS for
@@ -67,6 +80,7 @@
 
 #include "core/base/status.h"
 #include "core/engine/capacity.h"
+#include "core/engine/parallel_layout.h"
 #include "core/model/device_spec.h"
 #include "core/model/dtype.h"
 #include "core/model/model_spec.h"
@@ -91,7 +105,13 @@ struct OperatorInputs {
   double bandwidth_bps = 0;     // device memory, bytes/s
   double activation_bytes = 2;  // per element
   double weight_bytes = 2;      // per element (int4: 0.5)
-  uint32_t tp = 1;
+  uint32_t tp = 1;              // the attention TP: tp / dp of the layout
+  uint32_t group_tp = 1;     // the layout's whole TP group (the routed experts' split when ep = 1)
+  uint32_t dp = 1;           // attention data-parallel ranks stepping together
+  uint32_t ep = 1;           // expert ranks (E / ep experts each)
+  double ep_max_normal = 0;  // expected_max_standard_normal(ep), computed once
+  double expert_imbalance = 1;  // cost_model.expert_imbalance: slowest rank / expected max
+  double nvlink_gbps = 0;       // the device's interconnect, both ways (EP's NVLink share)
   uint32_t num_layers = 0;
   double hidden = 0;
   std::vector<GemmShape> attention_in;  // qkv_proj, or MLA's q_a/q_b/kv_a/kv_b
@@ -112,6 +132,10 @@ struct OperatorInputs {
 
 OperatorInputs operator_inputs(const ModelSpec& model, const DeviceSpec& device,
                                const CapacityResult& capacity, DType weight_dtype, uint32_t tp);
+// One rank of a valid layout (validate_parallel_layout); {tp} is the call above.
+OperatorInputs operator_inputs(const ModelSpec& model, const DeviceSpec& device,
+                               const CapacityResult& capacity, DType weight_dtype,
+                               const ParallelLayout& layout);
 
 class OperatorCostModel final : public CostModel {
  public:
@@ -133,22 +157,27 @@ class OperatorCostModel final : public CostModel {
     kDecodeAttention,
     kPrefillAttention,
     kCollective,
+    kAllToAll,
     kFixed,
   };
   struct Terms {
     std::string_view name;
     Form form = Form::kFixed;
-    double count = 0;         // instances
-    double time_s = 0;        // one instance, launch included
-    double flops = 0;         // one instance
-    double bytes = 0;         // one instance
-    double compute_s = 0;     // the compute bound (tc)
-    double memory_s = 0;      // the memory or transfer bound (tm)
-    double floor_s = 0;       // the fixed kernel or collective latency
-    double launch_s = 0;      // launch overhead
-    double m = 0;             // GEMM: tokens (per expert for MoE); attention: chunks or decodes
-    double efficiency = 0;    // GEMM ec(M), attention's achieved fraction, elementwise e
-    std::string_view kernel;  // a collective's algorithm (all_reduce_kernel_name)
+    double count = 0;           // instances
+    double time_s = 0;          // one instance, launch included
+    double flops = 0;           // one instance
+    double bytes = 0;           // one instance
+    double compute_s = 0;       // the compute bound (tc)
+    double memory_s = 0;        // the memory or transfer bound (tm)
+    double floor_s = 0;         // the fixed kernel or collective latency
+    double launch_s = 0;        // launch overhead
+    double m = 0;               // GEMM: tokens (per expert for MoE); attention: chunks or decodes
+    double efficiency = 0;      // GEMM ec(M), attention's achieved fraction, elementwise e
+    std::string_view kernel;    // a collective's algorithm (all_reduce_kernel_name), an
+                                // all-to-all's DeepEP mode ("normal", "low_latency")
+    double nvlink_bytes = 0;    // all-to-all: bytes to peers in the node (normal mode)
+    double rdma_bytes = 0;      // all-to-all: bytes to other nodes (normal mode)
+    double bandwidth_gbps = 0;  // all-to-all: the bottleneck link's bandwidth
   };
   // Every operator of the iteration, in order (their count x time_s sum to iteration_s).
   std::vector<Terms> terms(const BatchShape& batch) const;
@@ -164,6 +193,9 @@ class OperatorCostModel final : public CostModel {
   // An all-reduce of `bytes` per rank by the kernel the profile picks (NCCL, or the custom
   // one-shot / two-shot kernel), `count` times.
   Terms all_reduce(std::string_view name, double bytes, double count, double launch) const;
+  // The same over a group of `ranks`.
+  Terms all_reduce(std::string_view name, double bytes, double count, double launch,
+                   uint32_t ranks) const;
   Terms prefill_attention(const BatchShape& batch, double launch) const;
   Terms sliding_prefill_attention(const BatchShape& batch, double launch) const;
   // A prefill attention instance from its FLOPs, KV bytes read and compute time.
@@ -173,7 +205,11 @@ class OperatorCostModel final : public CostModel {
   Terms decode_attention(std::string_view name, double keys, double kv_bytes_per_token,
                          double layers, double decodes, double launch) const;
   template <typename Emit>
-  void emit_moe(double tokens, double launch, Emit&& emit) const;
+  void emit_moe(const BatchShape& batch, double launch, Emit&& emit) const;
+  // The routed experts' GEMMs and activation over `rows` token copies on `experts` experts of
+  // the rank, `distinct` of them touched.
+  template <typename Emit>
+  void emit_experts(double rows, double distinct, double launch, Emit&& emit) const;
   // Embedding, final norm, LM head, logits gather, sampling.
   template <typename Emit>
   void emit_model_ends(const BatchShape& batch, double launch, Emit&& emit) const;

@@ -25,6 +25,7 @@ std::string bound_of(const Terms& t) {
     case Form::kFixed:
       return "cpu";
     case Form::kCollective:
+    case Form::kAllToAll:
       return t.memory_s > t.floor_s + t.launch_s ? "interconnect" : "latency";
     default:
       break;
@@ -33,6 +34,19 @@ std::string bound_of(const Terms& t) {
       t.form == Form::kPrefillAttention ? t.compute_s : std::max(t.compute_s, t.memory_s);
   if (work < t.floor_s + t.launch_s) return "latency";
   return t.compute_s > t.memory_s ? "compute" : "memory";
+}
+
+// DeepEP's kernels (simulator/cost/expert_parallel.h): low-latency at its table's logical
+// bandwidth, normal over the slower of the NVLink and RDMA shares.
+std::string all_to_all_formula(const Terms& t) {
+  const std::string gbps = num("%.2f GB/s", t.bandwidth_gbps);
+  if (t.kernel == "low_latency") {
+    return "low_latency: latency " + us(t.floor_s) + " + " + mb(t.bytes) + " / " + gbps + " = " +
+           us(t.memory_s);
+  }
+  return "normal: latency " + us(t.floor_s) + " + " + mb(t.bytes) + ", NVLink " +
+         mb(t.nvlink_bytes) + " RDMA " + mb(t.rdma_bytes) + " leave, the slower at " + gbps +
+         " = " + us(t.memory_s);
 }
 
 std::string formula(const Terms& t, const OperatorInputs& in) {
@@ -59,6 +73,8 @@ std::string formula(const Terms& t, const OperatorInputs& in) {
     case Form::kCollective:
       return std::string(t.kernel.empty() ? "" : std::string(t.kernel) + ": ") + "latency " +
              us(t.floor_s) + " + " + mb(t.bytes) + " on the bus = " + us(t.memory_s) + launch;
+    case Form::kAllToAll:
+      return all_to_all_formula(t) + launch;
     case Form::kFixed:
       return t.kernel.empty() ? "fixed per iteration (scheduling, inputs, outputs)"
                               : "CPU work " + us(t.floor_s) +
@@ -81,6 +97,7 @@ CostBreakdown OperatorCostModel::explain(const BatchShape& batch) const {
     op.time_s = t.count * t.time_s;
     op.flops = t.count * t.flops;
     op.bytes = t.count * t.bytes;
+    if (t.form == Form::kAllToAll) op.kernel = std::string(t.kernel);
     op.formula = num("%.0f x ", t.count) + us(t.time_s) + " = " + formula(t, inputs_);
     total += t.count * t.time_s;
     out.operators.push_back(std::move(op));

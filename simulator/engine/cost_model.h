@@ -133,6 +133,7 @@ struct OperatorTime {
   double flops = 0;     // all instances
   double bytes = 0;     // all instances (memory traffic or bytes sent)
   std::string formula;  // how time_s was computed, with the numbers of one instance
+  std::string kernel;   // an EP all-to-all's DeepEP mode ("normal", "low_latency"); else ""
 };
 
 // An iteration explained: its operators in execution order; total_s is their sum, and the

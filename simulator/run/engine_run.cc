@@ -39,10 +39,10 @@ StatusOr<std::vector<std::unique_ptr<SimObserver>>> make_writers(const Scenario&
 StatusOr<Summary> run_engine(const EngineSetup& setup, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   const Scenario& s = setup.scenario;
-  KVSIM_ASSIGN_OR_RETURN(
-      auto cost_model,
-      make_cost_model(s.cost_model, setup.model, setup.device, setup.cost_capacity(),
-                      setup.capacity_query.weight_dtype, s.num_devices, setup.execution));
+  KVSIM_ASSIGN_OR_RETURN(auto cost_model,
+                         make_cost_model(s.cost_model, setup.model, setup.device,
+                                         setup.cost_capacity(), setup.capacity_query.weight_dtype,
+                                         s.num_devices, setup.execution, s.parallel));
   RunInfo info{s.name,
                setup.model.name,
                setup.device.name,
@@ -58,10 +58,10 @@ StatusOr<Summary> run_engine(const EngineSetup& setup, const RunOptions& options
   KVSIM_ASSIGN_OR_RETURN(auto engine,
                          Engine::create(setup.engine, std::move(cost_model), std::move(source)));
   if (setup.draft_model && s.speculative.config.runs_draft_model()) {
-    KVSIM_ASSIGN_OR_RETURN(
-        auto draft_cost,
-        make_cost_model(s.cost_model, *setup.draft_model, setup.device, *setup.draft_capacity,
-                        setup.capacity_query.weight_dtype, s.num_devices, setup.execution));
+    KVSIM_ASSIGN_OR_RETURN(auto draft_cost,
+                           make_cost_model(s.cost_model, *setup.draft_model, setup.device,
+                                           *setup.draft_capacity, setup.capacity_query.weight_dtype,
+                                           s.num_devices, setup.execution, s.parallel));
     engine->set_draft_cost_model(std::move(draft_cost));
   }
   MetricsCollector metrics;

@@ -11,7 +11,9 @@ StatusOr<std::vector<ExplainedBatch>> explain_engine_batches(
   const Scenario& s = setup.scenario;
   KVSIM_ASSIGN_OR_RETURN(
       auto model, make_cost_model(s.cost_model, setup.model, setup.device, setup.cost_capacity(),
-                                  setup.capacity_query.weight_dtype, num_devices, setup.execution));
+                                  setup.capacity_query.weight_dtype, num_devices, setup.execution,
+                                  // a cluster's replica of another size: its TP group alone
+                                  num_devices == s.parallel.tp ? s.parallel : ParallelLayout{}));
   KVSIM_ASSIGN_OR_RETURN(const uint32_t window, cost_window_tokens(setup.model));
   std::vector<ExplainedBatch> out;
   for (const std::string& spec : specs) {

@@ -201,6 +201,7 @@ Status read_cost_model(const ConfigNode& node, const std::string& base_dir, Cost
   r.optional("iteration_overhead_s", &out->iteration_overhead_s, 0.0, 10.0);
   r.optional("allreduce_latency_s", &out->allreduce_latency_s, 0.0, 1.0);
   r.optional("frontend_s", &out->frontend_s, 0.0, 60.0);
+  r.optional("expert_imbalance", &out->expert_imbalance, 1.0, 100.0);
   r.optional("fit", &out->fit);
   r.optional_with("cuda_graphs", &out->cuda_graphs, parse_into<parse_cuda_graphs>);
   r.optional("calibration", &out->calibration);

@@ -41,9 +41,10 @@
 //               prefix_tokens max_concurrency (the client's limit on requests out: a
 //               benchmark's --max-concurrency; with synthetic arrival burst, a closed loop)
 //   cost_model: kind (operators roofline profile table); operators: fit cuda_graphs
-//               calibration (YAML) parameters{...}; roofline: compute_efficiency
-//               bandwidth_efficiency interconnect_efficiency iteration_overhead_s
-//               allreduce_latency_s; profile: profiles topology; table: calibration (CSV)
+//               calibration (YAML) parameters{...} expert_imbalance (ep > 1); roofline:
+//               compute_efficiency bandwidth_efficiency interconnect_efficiency
+//               iteration_overhead_s allreduce_latency_s; profile: profiles topology; table:
+//               calibration (CSV)
 //   output:     dir requests_csv timeseries timeseries_interval_s chrome_trace
 //   speculative: method num_speculative_tokens acceptance draft_model seed
 //               (simulator/scenario/speculative_section.h; absent: none)

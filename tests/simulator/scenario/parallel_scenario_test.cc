@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "simulator/scenario/scenario.h"
 #include "simulator/simulation.h"
 
@@ -63,6 +65,42 @@ TEST(ParallelScenario, BadSectionsNameTheField) {
     ASSERT_FALSE(scenario.is_ok()) << message;
     EXPECT_THAT(scenario.status().message(), HasSubstr(message));
   }
+}
+
+// The simulated engine's cost model times one rank of the layout (simulator/cost/
+// expert_parallel.h): a decode batch dispatches with DeepEP's low-latency kernels, and
+// cost_model.expert_imbalance slows the expert GEMMs.
+TEST(ParallelScenario, TheCostModelTimesOneRankOfTheLayout) {
+  const auto explain = [](std::vector<std::string> overrides) {
+    auto scenario = load_scenario("default", overrides);
+    EXPECT_TRUE(scenario.is_ok()) << scenario.status().message();
+    auto setup = prepare_simulation(*scenario);
+    EXPECT_TRUE(setup.is_ok()) << setup.status().message();
+    return explain_batches(*setup, {"decode:128x2000"});
+  };
+  auto uniform = explain(kDeepSeekEp8Dp8);
+  ASSERT_TRUE(uniform.is_ok()) << uniform.status().message();
+  const auto& ops = uniform->front().cost.operators;
+  const auto dispatch = std::find_if(
+      ops.begin(), ops.end(), [](const OperatorTime& op) { return op.name == "moe_dispatch"; });
+  ASSERT_NE(dispatch, ops.end());
+  EXPECT_EQ(dispatch->kernel, "low_latency");
+  EXPECT_EQ(dispatch->count, 58u);
+  std::vector<std::string> skewed = kDeepSeekEp8Dp8;
+  skewed.push_back("cost_model.expert_imbalance=1.5");
+  auto slower = explain(skewed);
+  ASSERT_TRUE(slower.is_ok()) << slower.status().message();
+  EXPECT_GT(slower->front().cost.total_s, uniform->front().cost.total_s);
+  std::vector<std::string> roofline = kDeepSeekEp8Dp8;
+  roofline.push_back("cost_model.kind=roofline");
+  auto refused = explain(roofline);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("cost_model.kind (--kind) roofline"));
+  std::vector<std::string> below_one = kDeepSeekEp8Dp8;
+  below_one.push_back("cost_model.expert_imbalance=0.5");
+  auto bad = load_scenario("default", below_one);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("expert_imbalance"));
 }
 
 // What needs the model is checked when the engine is set up, at the section.
