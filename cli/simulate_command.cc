@@ -135,8 +135,9 @@ void register_simulate_command(CLI::App& app, CommandFn* chosen) {
                       "write a Chrome trace-event JSON file (open it in Perfetto)");
   command->add_flag("--skip-bad-rows", options->request.skip_bad_rows,
                     "skip (and count) malformed trace rows instead of stopping");
-  command->add_option("--threads", options->threads,
-                      "threads a cluster run may use (default 0: every core; outputs are the same)")
+  command
+      ->add_option("--threads", options->threads,
+                   "threads a cluster run may use (default 0: every core; outputs are the same)")
       ->check(CLI::NonNegativeNumber);
   command->add_flag("--json", options->json, "print the summary as JSON");
   command->add_flag("--progress", options->progress,

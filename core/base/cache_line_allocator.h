@@ -22,10 +22,10 @@ struct CacheLineAllocator {
     return (n * sizeof(T) + kCacheLineBytes - 1) / kCacheLineBytes * kCacheLineBytes;
   }
   T* allocate(size_t n) {
-    return static_cast<T*>(::operator new(bytes(n), std::align_val_t{kCacheLineBytes}));
+    return static_cast<T*>(::operator new (bytes(n), std::align_val_t{kCacheLineBytes}));
   }
   void deallocate(T* p, size_t n) {
-    ::operator delete(p, bytes(n), std::align_val_t{kCacheLineBytes});
+    ::operator delete (p, bytes(n), std::align_val_t{kCacheLineBytes});
   }
   template <typename U>
   bool operator==(const CacheLineAllocator<U>& /*other*/) const {

@@ -282,9 +282,9 @@ class alignas(kCacheLineBytes) Cluster final : private RouterView {
   ClusterStats stats_;
 
   uint32_t threads_ = 1;
-  std::vector<std::unique_ptr<ReplicaRun>> local_;  // parallel: one per replica; empty: serial
+  std::vector<std::unique_ptr<ReplicaRun>> local_;       // parallel: one per replica; empty: serial
   std::vector<std::unique_ptr<ReplicaReplay>> replays_;  // parallel: the merge's, per replica
-  std::vector<SimObserver*> replay_to_;           // parallel: the tally, then observers_
+  std::vector<SimObserver*> replay_to_;                  // parallel: the tally, then observers_
   bool merge_in_instant_ = false;
 };
 

@@ -37,12 +37,12 @@ constexpr size_t kWindowArrivals = 64;
 }  // namespace
 
 struct alignas(kCacheLineBytes) ArrivalWindow {
-  uint64_t base = 0;                // the global index of specs[0]
-  std::vector<RequestSpec> specs;   // the window's arrivals, in order
-  std::vector<int64_t> times_ns;    // their arrival times
-  std::vector<uint32_t> replicas;   // where the router sent them
-  bool has_next = false;            // an arrival follows the window
-  int64_t next_ns = 0;              // its time
+  uint64_t base = 0;               // the global index of specs[0]
+  std::vector<RequestSpec> specs;  // the window's arrivals, in order
+  std::vector<int64_t> times_ns;   // their arrival times
+  std::vector<uint32_t> replicas;  // where the router sent them
+  bool has_next = false;           // an arrival follows the window
+  int64_t next_ns = 0;             // its time
   uint64_t end() const { return base + specs.size(); }
   // Queues arrival `index` + 1 (the window's or the next one) after arrival `index`.
   void queue_next(uint64_t index, EventQueue* queue) const {
@@ -70,8 +70,8 @@ void decide(ReplicaRun& local) {
   log.end_step();
 }
 
-// Runs replica r (`local`) on its own queue up to the first arrival after the window (or to its end),
-// logging each step.
+// Runs replica r (`local`) on its own queue up to the first arrival after the window (or to its
+// end), logging each step.
 void advance_replica(ReplicaRun& local, uint32_t r, const ArrivalWindow& window) {
   Engine& engine = *local.engine;
   ReplicaLog& log = *local.log;
@@ -151,9 +151,8 @@ Status Cluster::run_parallel() {
   const ArrivalWindow* running = &windows[0];
   std::vector<ReplicaRun*> runs;
   for (auto& local : local_) runs.push_back(local.get());
-  ReplicaTeam team(threads_, static_cast<uint32_t>(runs.size()), [&runs, &running](uint32_t r) {
-    advance_replica(*runs[r], r, *running);
-  });
+  ReplicaTeam team(threads_, static_cast<uint32_t>(runs.size()),
+                   [&runs, &running](uint32_t r) { advance_replica(*runs[r], r, *running); });
   team.start();
   team.wait();
   for (size_t w = 0;; w ^= 1) {

@@ -59,10 +59,9 @@ void ClusterTimeseriesWriter::emit_row(int64_t time_ns) {
     f.write(cluster_->replica_config(r).name);
     f.write(",");
     f.write(engine_role_name(cluster_->replica_config(r).engine.scheduler.role));
-    for (uint64_t value :
-         {uint64_t{s.kv_blocks_used}, uint64_t{s.kv_blocks_cached_free}, uint64_t{s.kv_blocks_free},
-          uint64_t{s.running}, uint64_t{s.waiting}, uint64_t{s.swapped}, state.in_transit,
-          state.outstanding_tokens}) {
+    for (uint64_t value : {uint64_t{s.kv_blocks_used}, uint64_t{s.kv_blocks_cached_free},
+                           uint64_t{s.kv_blocks_free}, uint64_t{s.running}, uint64_t{s.waiting},
+                           uint64_t{s.swapped}, state.in_transit, state.outstanding_tokens}) {
       f.write(",");
       f.write_uint(value);
     }

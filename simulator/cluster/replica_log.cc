@@ -79,8 +79,8 @@ void ReplicaLog::take(ReplicaLog* from) {
 }
 
 void ReplicaLog::on_iteration(const IterationRecord& iteration, const EngineSnapshot& after) {
-  calls_.push_back({CallKind::kIteration, DropReason::kTooLong,
-                    static_cast<uint32_t>(iterations_.size())});
+  calls_.push_back(
+      {CallKind::kIteration, DropReason::kTooLong, static_cast<uint32_t>(iterations_.size())});
   iterations_.push_back(iteration);
   snapshots_.push_back(after);
 }

@@ -30,8 +30,8 @@ class ReplicaTeam {
   uint32_t replicas_;
   std::function<void(uint32_t)> step_;
   std::vector<std::thread> threads_;
-  std::atomic<uint64_t> round_{0};     // rounds started; each thread waits for the next
-  std::atomic<uint32_t> running_{0};   // threads still in the current round
+  std::atomic<uint64_t> round_{0};    // rounds started; each thread waits for the next
+  std::atomic<uint32_t> running_{0};  // threads still in the current round
   std::atomic<bool> ending_{false};
 };
 

@@ -103,13 +103,13 @@ struct EngineStats {
   uint64_t output_tokens = 0;  // output tokens sampled (all requests)
   uint64_t draft_tokens = 0;   // speculative drafts verified (counted in decode_tokens)
   uint64_t accepted_draft_tokens = 0;
-  uint64_t verify_steps = 0;         // a request's step that verified drafts
-  uint64_t tokens_done = 0;          // tokens computed by iterations that have ended
-  uint64_t handed_off = 0;           // prefill role: requests sent on to a decode instance
-  uint64_t received = 0;             // decode role: remote requests taken over
-  uint32_t kv_blocks_peak = 0;       // most blocks in use at once
-  int64_t busy_ns = 0;               // sum of iteration durations
-  int64_t last_event_ns = 0;         // the simulated time the run ended
+  uint64_t verify_steps = 0;    // a request's step that verified drafts
+  uint64_t tokens_done = 0;     // tokens computed by iterations that have ended
+  uint64_t handed_off = 0;      // prefill role: requests sent on to a decode instance
+  uint64_t received = 0;        // decode role: remote requests taken over
+  uint32_t kv_blocks_peak = 0;  // most blocks in use at once
+  int64_t busy_ns = 0;          // sum of iteration durations
+  int64_t last_event_ns = 0;    // the simulated time the run ended
   // Integrals over time, exact: however the run's time is cut into instants (a replica of a
   // parallel cluster run sees only its own), they are the same.
   ExactSum kv_used_block_ns = 0;  // of used blocks

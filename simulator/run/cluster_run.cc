@@ -92,8 +92,8 @@ StatusOr<Summary> run_cluster(const EngineSetup& setup, const ClusterSetup& clus
   KVSIM_ASSIGN_OR_RETURN(auto source, make_request_source(s.workload, s.seed));
   ClusterConfig config = cluster_config(cluster_setup);
   config.progress_every_events = setup.engine.progress_every_events;
-  config.threads = options.threads > 0 ? options.threads
-                                       : std::max(1u, std::thread::hardware_concurrency());
+  config.threads =
+      options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   KVSIM_ASSIGN_OR_RETURN(auto cluster,
                          Cluster::create(config, std::move(cost_models), std::move(source)));
   MetricsCollector metrics;

@@ -16,6 +16,7 @@
 #include "simulator/cluster/kv_tiers.h"
 #include "simulator/simulation.h"
 #include "simulator/sweep/sweep_simulation.h"
+#include "tests/simulator/cluster/cluster_test_util.h"
 
 namespace kvsim::sim {
 namespace {
@@ -26,13 +27,6 @@ fs::path write_yaml(const std::string& name, const std::string& text) {
   const fs::path path = fs::path(::testing::TempDir()) / (name + ".yaml");
   std::ofstream(path) << text;
   return path;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 const char* kBase =
@@ -222,11 +216,11 @@ TEST(ClusterScenario, SameSeedGivesByteIdenticalClusterFiles) {
   run_into(*s, root / "b", true);
   for (const char* file : {"summary.json", "requests.csv", "replicas.csv", "tiers.csv",
                            "transfers.csv", "trace.json"}) {
-    const std::string a = read_file(root / "a" / file);
+    const std::string a = testing::read_file(root / "a" / file);
     EXPECT_GT(a.size(), 100u) << file;
-    EXPECT_EQ(a, read_file(root / "b" / file)) << file;
+    EXPECT_EQ(a, testing::read_file(root / "b" / file)) << file;
   }
-  const auto trace = nlohmann::json::parse(read_file(root / "a" / "trace.json"));
+  const auto trace = nlohmann::json::parse(testing::read_file(root / "a" / "trace.json"));
   EXPECT_GT(trace["traceEvents"].size(), 300u);
 }
 
@@ -268,16 +262,16 @@ TEST(ClusterScenario, OneReplicaClusterScenarioWritesTheLoneEnginesFiles) {
   ASSERT_TRUE(lone.is_ok() && cluster.is_ok());
   run_into(*lone, root / "lone", false);
   run_into(*cluster, root / "cluster", false);
-  std::istringstream a(read_file(root / "lone" / "requests.csv"));
-  std::istringstream b(read_file(root / "cluster" / "requests.csv"));
+  std::istringstream a(testing::read_file(root / "lone" / "requests.csv"));
+  std::istringstream b(testing::read_file(root / "cluster" / "requests.csv"));
   size_t rows = 0;
   for (std::string x, y; std::getline(a, x) && std::getline(b, y); ++rows) {
     if (rows == 0) continue;  // the cluster's header has three more columns
     EXPECT_EQ(y.substr(0, x.size() + 1), x + ",") << "row " << rows;
   }
   EXPECT_EQ(rows, 301u);
-  auto lone_json = nlohmann::json::parse(read_file(root / "lone" / "summary.json"));
-  auto cluster_json = nlohmann::json::parse(read_file(root / "cluster" / "summary.json"));
+  auto lone_json = nlohmann::json::parse(testing::read_file(root / "lone" / "summary.json"));
+  auto cluster_json = nlohmann::json::parse(testing::read_file(root / "cluster" / "summary.json"));
   for (const auto& [key, value] : lone_json.items()) {
     if (key == "scenario") continue;
     EXPECT_EQ(cluster_json[key], value) << key;

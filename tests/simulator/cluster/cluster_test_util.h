@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "simulator/cluster/cluster.h"
@@ -99,6 +103,14 @@ inline std::unique_ptr<ClusterRun> run_cluster(const ClusterConfig& config,
   EXPECT_TRUE(status.is_ok()) << status.message();
   recorder->after_instant();  // the final state
   return out;
+}
+
+// A file's bytes (empty when it cannot be read).
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 inline constexpr int64_t kMs = 1'000'000;

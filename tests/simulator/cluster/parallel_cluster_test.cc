@@ -18,13 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 const char* kBase =
     "model: llama3-8b\n"
     "device: a100-80g\n"
@@ -69,8 +62,8 @@ TEST_P(ParallelCluster, EveryFileIsTheSerialRunsByteForByte) {
   run_into(c.yaml, c.overrides, root / "parallel", 3);
   size_t files = 0;
   for (const auto& entry : fs::directory_iterator(root / "serial")) {
-    const std::string serial = read_file(entry.path());
-    EXPECT_EQ(serial, read_file(root / "parallel" / entry.path().filename()))
+    const std::string serial = testing::read_file(entry.path());
+    EXPECT_EQ(serial, testing::read_file(root / "parallel" / entry.path().filename()))
         << entry.path().filename();
     files += serial.size() > 100 ? 1 : 0;
   }
@@ -87,8 +80,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"burst_swaps_drops",
              "cluster: {replicas: 3}\n",
              {"workload.synthetic.arrival=burst", "workload.synthetic.num_requests=400",
-              "scheduler.preemption=swap", "cache.host_swap_gib=8",
-              "cache.num_blocks_override=300", "scheduler.max_model_len=1024"}},
+              "scheduler.preemption=swap", "cache.host_swap_gib=8", "cache.num_blocks_override=300",
+              "scheduler.max_model_len=1024"}},
         Case{"sglang_engine", "engine: sglang\ncluster: {replicas: 2}\n", {}},
         // One thread, as serial: these read or share state across replicas.
         Case{"least_loaded", "cluster: {replicas: 3, router: least_loaded}\n", {}},
