@@ -127,55 +127,61 @@ uint32_t Cluster::threads_for(const ClusterConfig& config, bool limits_in_flight
 
 Status Cluster::run_parallel() {
   const bool keep_states = !instant_callbacks_.empty();
-  for (auto& local : local_) local->log->keep_states(keep_states);
   replay_to_ = replica_observers();
   replays_.clear();
-  for (const auto& engine : engines_) {
+  for (size_t r = 0; r < engines_.size(); ++r) {
+    ReplicaRun& local = *local_[r];
+    local.log->keep_states(keep_states);
+    for (auto& window : local.windows) window = std::make_unique<ReplicaLog>(nullptr);
     replays_.push_back(std::make_unique<ReplicaReplay>());
-    replays_.back()->state = replica_state_of(*engine);
+    replays_.back()->state = replica_state_of(*engines_[r]);
   }
 
   EventQueue arrivals;  // the feed's own queue: arrival times as the serial run has them
   KVSIM_RETURN_IF_ERROR(feed_.start(&arrivals));
-  ArrivalWindow windows[2];
-  bool more = fill_window(&arrivals, &windows[0]);
-  KVSIM_RETURN_IF_ERROR(feed_.status());
+  ArrivalWindow windows[kWindowsAhead];
+  uint64_t filled = 0;  // windows read and routed
+  bool more = true;     // arrivals left after the last window filled
+  const auto fill_next = [&]() -> Status {
+    ArrivalWindow& window = windows[filled % kWindowsAhead];
+    window.base = filled == 0 ? 0 : windows[(filled - 1) % kWindowsAhead].end();
+    more = fill_window(&arrivals, &window);
+    ++filled;
+    return feed_.status();
+  };
+  KVSIM_RETURN_IF_ERROR(fill_next());
   if (!windows[0].specs.empty()) {
     for (auto& local : local_) {
       local->queue.push(windows[0].times_ns[0], EventKind::kArrival, 0, kClusterTarget);
     }
     events_.push(windows[0].times_ns[0], EventKind::kArrival, 0, kClusterTarget);
   }
-  // The threads read only their replicas, the window they run and these (written between
-  // rounds): nothing the merge writes meanwhile.
-  const ArrivalWindow* running = &windows[0];
+  while (more && filled < kWindowsAhead) KVSIM_RETURN_IF_ERROR(fill_next());
+  // A thread reads only its replicas, the windows published to it and `runs` (set before the
+  // threads start): nothing the replay writes meanwhile.
   std::vector<ReplicaRun*> runs;
   for (auto& local : local_) runs.push_back(local.get());
   ReplicaTeam team(threads_, static_cast<uint32_t>(runs.size()),
-                   [&runs, &running](uint32_t r) { advance_replica(*runs[r], r, *running); });
-  team.start();
-  team.wait();
-  for (size_t w = 0;; w ^= 1) {
-    ArrivalWindow& merged = windows[w];
-    ArrivalWindow& next = windows[w ^ 1];
+                   [&runs, &windows](uint32_t r, uint64_t k) {
+                     ReplicaRun& run = *runs[r];
+                     advance_replica(run, r, windows[k % kWindowsAhead]);
+                     run.windows[k % kWindowsAhead]->take(run.log.get());
+                   });
+  team.publish(filled);
+  for (uint64_t k = 0; k < filled; ++k) {
+    team.wait_done(k);
     for (size_t r = 0; r < local_.size(); ++r) {
-      replays_[r]->log.take(local_[r]->log.get());
+      replays_[r]->log = local_[r]->windows[k % kWindowsAhead].get();
       replays_[r]->next_step = 0;
     }
-    // The replicas run the next window while this thread replays the last one.
-    const bool last = !more;
-    if (more) {
-      next.base = merged.end();
-      more = fill_window(&arrivals, &next);
-      KVSIM_RETURN_IF_ERROR(feed_.status());
-      running = &next;
-      team.start();
+    merge(windows[k % kWindowsAhead]);
+    for (const auto& replay : replays_) replay->log->clear();
+    if (more) {  // the window just replayed frees its place in the ring
+      KVSIM_RETURN_IF_ERROR(fill_next());
+      team.publish(filled);
     }
-    merge(merged);
-    team.wait();
     report_progress();
     KVSIM_RETURN_IF_ERROR(stop_status(stop_, stats_.events));
-    if (last) break;
   }
   return Status::ok();
 }
@@ -240,7 +246,7 @@ void Cluster::end_merged_instant() {
 // Replica r's next logged step: it must be of `kind` at the merge's time (checked).
 void Cluster::replay_step(uint32_t r, StepKind kind) {
   ReplicaReplay& replay = *replays_[r];
-  const ReplicaLog& log = replay.log;
+  const ReplicaLog& log = *replay.log;
   KVSIM_CHECK(replay.next_step < log.num_steps(), "a parallel replica logged fewer steps");
   const ReplicaStep& step = log.step(replay.next_step++);
   KVSIM_CHECK(step.kind == kind && step.time_ns == events_.now_ns(),

@@ -9,10 +9,13 @@
 // serial event order reaches them; clear() drops what was replayed.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "core/base/cache_line_allocator.h"
+#include "simulator/cluster/replica_team.h"
 #include "simulator/engine/event_queue.h"
 #include "simulator/engine/sim_observer.h"
 
@@ -43,7 +46,8 @@ struct ReplicaStep {
   uint32_t state = 0;                     // a decision's state after it, when kept
 };
 
-class ReplicaLog final : public SimObserver {
+// Aligned: the logs of one replica's windows are written by its thread and read by the replay.
+class alignas(kCacheLineBytes) ReplicaLog final : public SimObserver {
  public:
   explicit ReplicaLog(const Engine* engine) : engine_(engine) {}
   // Each decision step records the replica's state after it (off by default).
@@ -97,6 +101,9 @@ class ReplicaLog final : public SimObserver {
 struct alignas(kCacheLineBytes) ReplicaRun {
   EventQueue queue;
   std::unique_ptr<ReplicaLog> log;  // the window the replica runs (its engine's observer)
+  // The logs of the windows it ran that the replay has still to replay (a ring: window k's
+  // at k mod kWindowsAhead; the replay clears one before its place is run again).
+  std::array<std::unique_ptr<ReplicaLog>, kWindowsAhead> windows;
   Engine* engine = nullptr;
   int64_t instant_ns = 0;  // the instant the replica is in, while in_instant
   bool in_instant = false;
@@ -105,7 +112,7 @@ struct alignas(kCacheLineBytes) ReplicaRun {
 
 // The merge's side of a replica: the window it replays, and its place in it.
 struct alignas(kCacheLineBytes) ReplicaReplay {
-  ReplicaLog log{nullptr};
+  ReplicaLog* log = nullptr;  // the window being replayed
   size_t next_step = 0;
   ReplicaState state;  // the replica's state as the replay stands (the time series reads it)
 };
