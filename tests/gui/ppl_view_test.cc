@@ -30,9 +30,17 @@ bool have_model() { return std::filesystem::exists(data_dir() / "models/kjv-tiny
 #define REQUIRE_MODEL() \
   if (!have_model()) QSKIP("needs models/kjv-tiny under the data folder (KVSIM_DATA_DIR)")
 
+// Under the sanitizers (~40x slower here; 76 s in CI) half the tokens: the same comparisons,
+// one evaluation window (256 tokens are too few: budget 16 then loses no more than 64).
+#ifdef KVSIM_SANITIZED
+constexpr uint64_t kTokens = 512;
+#else
+constexpr uint64_t kTokens = 1024;
+#endif
+
 PplStudyInput small_input() {
   PplStudyInput in;
-  in.max_tokens = 1024;
+  in.max_tokens = kTokens;
   in.policies = {"window:32", "sink:4,28", "int8"};
   in.budgets = {16, 32, 64};
   return in;
@@ -63,12 +71,13 @@ class PplViewTest : public QObject {
     QVERIFY(view.study().has_value());
     const PplStudy& study = *view.study();
 
-    // The same calls as `kvsim ppl --max-tokens 1024 --policy ... --budgets 16,32,64`.
+    // The same calls as `kvsim ppl --max-tokens 1024 --policy ... --budgets 16,32,64`
+    // (--max-tokens 512 under the sanitizers).
     const PplFiles files = ppl_files(small_input());
     QCOMPARE(files.model, std::string("data:models/kjv-tiny/model.bin"));
     auto llama = kernels::load_llama(files.model, files.tokenizer).value();
     const std::string text = kernels::read_text_file(files.text).value();
-    const std::vector<int> tokens = kernels::ppl_tokens(*llama.tokenizer, text, 1024);
+    const std::vector<int> tokens = kernels::ppl_tokens(*llama.tokenizer, text, kTokens);
     const auto policies =
         kernels::expand_ppl_policies(small_input().policies, {16, 32, 64}).value();
     const auto report =
@@ -100,7 +109,7 @@ class PplViewTest : public QObject {
     QCOMPARE(graph_named(plot, "full (baseline)")->data()->at(0)->value, report.results[0].ppl);
     QCOMPARE(graph_named(plot, "int8 (level)")->data()->at(0)->value, report.results[7].ppl);
     QCOMPARE(plot->yAxis->scaleType(), QCPAxis::stLogarithmic);
-    // Budget 64 keeps at most 64 tokens of a 512-token window: less perplexity loss than 16.
+    // Budget 64 keeps at most 64 tokens of the window: less perplexity loss than 16.
     QVERIFY(window->data()->at(0)->value > window->data()->at(2)->value);
 
     QCOMPARE(view.table()->rowCount(), static_cast<int>(report.results.size()));
