@@ -47,6 +47,8 @@ struct CostOptions {
   std::string profiles;
   SpeculativeOptions speculative;
   bool json = false;
+  // One pipeline stage of the layout (kvsim cost times no stages).
+  ParallelLayout layout() const { return {tp, parallel.dp, parallel.ep, 1}; }
 };
 
 // A speculative drafter's passes after the batch (simulator/engine/speculation.h draft_ns):
@@ -167,7 +169,7 @@ void print_text(const CostOptions& o, DType weight_dtype, const sim::CostModel& 
   std::printf("%s on %u x %s (%s weights), %s\nbatch %s: %s\n", o.model.model.c_str(), o.tp,
               o.device.c_str(), std::string(dtype_name(weight_dtype)).c_str(), model.name().c_str(),
               o.batch.c_str(), sim::describe_batch(shape).c_str());
-  const ParallelLayout layout{o.tp, o.parallel.dp, o.parallel.ep, 1};
+  const ParallelLayout layout = o.layout();
   if (!layout.tp_only()) {
     std::printf("layout %s: one rank, its DP rank's batch (every DP rank carrying one alike)\n",
                 describe_parallel_layout(layout).c_str());
@@ -225,9 +227,8 @@ int run_cost(const CostOptions& o) {
   if (!engine.is_ok()) return report_error(engine.status());
   const sim::ExecutionProfile profile = sim::with_cuda_graphs(
       sim::execution_profile(*engine, *device, o.tp, o.max_num_seqs), config->cuda_graphs);
-  const ParallelLayout layout{o.tp, o.parallel.dp, o.parallel.ep, 1};
   auto cost_model = sim::make_cost_model(*config, *model, *device, *capacity, *weight_dtype, o.tp,
-                                         profile, layout);
+                                         profile, o.layout());
   if (!cost_model.is_ok()) return report_error(cost_model.status());
   const sim::CostBreakdown cost = (*cost_model)->explain(*shape);
   std::optional<DraftCost> draft;

@@ -57,24 +57,28 @@ struct alignas(kCacheLineBytes) ArrivalWindow {
 
 namespace {
 
+// One call into the replica's engine, logged as a step with the events it queues.
+template <typename Call>
+void logged_step(ReplicaRun& local, StepKind kind, int64_t time_ns, Call&& call) {
+  ReplicaLog& log = *local.log;
+  log.begin_step(kind, time_ns);
+  local.queue.set_push_log(log.pushes());
+  call(*local.engine);
+  local.queue.set_push_log(nullptr);
+  log.end_step();
+}
+
 // The end of the replica's instant: its decision, when an event or an arrival touched it.
 void decide(ReplicaRun& local) {
   local.in_instant = false;
   if (!local.touched) return;
   local.touched = false;
-  ReplicaLog& log = *local.log;
-  log.begin_step(StepKind::kDecide, local.instant_ns);
-  local.queue.set_push_log(log.pushes());
-  local.engine->end_instant();
-  local.queue.set_push_log(nullptr);
-  log.end_step();
+  logged_step(local, StepKind::kDecide, local.instant_ns, [](Engine& e) { e.end_instant(); });
 }
 
 // Runs replica r (`local`) on its own queue up to the first arrival after the window (or to its
 // end), logging each step.
 void advance_replica(ReplicaRun& local, uint32_t r, const ArrivalWindow& window) {
-  Engine& engine = *local.engine;
-  ReplicaLog& log = *local.log;
   EventQueue& queue = local.queue;
   while (true) {
     if (local.in_instant && (queue.empty() || queue.top().time_ns != local.instant_ns)) {
@@ -86,27 +90,20 @@ void advance_replica(ReplicaRun& local, uint32_t r, const ArrivalWindow& window)
     if (!local.in_instant) {
       local.in_instant = true;
       local.instant_ns = top.time_ns;
-      engine.begin_instant(top.time_ns);
+      local.engine->begin_instant(top.time_ns);
     }
     const Event event = queue.pop();
     if (event.kind == EventKind::kArrival) {
       const size_t i = event.payload - window.base;
       if (window.replicas[i] == r) {
-        log.begin_step(StepKind::kAdmit, event.time_ns);
-        queue.set_push_log(log.pushes());
-        engine.admit(window.specs[i]);
-        queue.set_push_log(nullptr);
-        log.end_step();
+        logged_step(local, StepKind::kAdmit, event.time_ns,
+                    [&](Engine& e) { e.admit(window.specs[i]); });
         local.touched = true;
       }
       window.queue_next(event.payload, &queue);
       continue;
     }
-    log.begin_step(StepKind::kHandle, event.time_ns);
-    queue.set_push_log(log.pushes());
-    engine.handle(event);
-    queue.set_push_log(nullptr);
-    log.end_step();
+    logged_step(local, StepKind::kHandle, event.time_ns, [&](Engine& e) { e.handle(event); });
     local.touched = true;
   }
 }

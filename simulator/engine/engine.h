@@ -77,10 +77,10 @@ struct EngineConfig {
   int64_t frontend_ns = 0;
 };
 
-// Counters over the whole run.
 // An exact sum of integer products (time integrals): 128 bits hold 2^64 ns x 2^64 units.
 __extension__ typedef unsigned __int128 ExactSum;
 
+// Counters over the whole run.
 struct EngineStats {
   uint64_t events = 0;
   uint64_t iterations = 0;
