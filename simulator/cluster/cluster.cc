@@ -290,7 +290,7 @@ void Cluster::advance_clock(int64_t now_ns) {
 }
 
 ReplicaState Cluster::replica_state(size_t r) const {
-  return local_.empty() ? replica_state_of(*engines_[r]) : replays_[r]->state;
+  return local_.empty() ? replica_state_of(*engines_[r]) : *replays_[r]->state;
 }
 
 void Cluster::handle(const Event& event) {

@@ -44,13 +44,21 @@ struct alignas(kCacheLineBytes) ArrivalWindow {
   bool has_next = false;           // an arrival follows the window
   int64_t next_ns = 0;             // its time
   uint64_t end() const { return base + specs.size(); }
-  // Queues arrival `index` + 1 (the window's or the next one) after arrival `index`.
-  void queue_next(uint64_t index, EventQueue* queue) const {
+  // Arrival `index` + 1 (the window's or the next one), which the serial run queues while
+  // handling arrival `index`; false after the workload's last.
+  bool next_after(uint64_t index, int64_t* time_ns) const {
     const uint64_t next = index + 1;
     if (next < end()) {
-      queue->push(times_ns[next - base], EventKind::kArrival, next, kClusterTarget);
-    } else if (has_next) {
-      queue->push(next_ns, EventKind::kArrival, next, kClusterTarget);
+      *time_ns = times_ns[next - base];
+      return true;
+    }
+    *time_ns = next_ns;
+    return has_next;
+  }
+  void queue_next(uint64_t index, EventQueue* queue) const {
+    int64_t time_ns = 0;
+    if (next_after(index, &time_ns)) {
+      queue->push(time_ns, EventKind::kArrival, index + 1, kClusterTarget);
     }
   }
 };
@@ -76,33 +84,57 @@ void decide(ReplicaRun& local) {
   logged_step(local, StepKind::kDecide, local.instant_ns, [](Engine& e) { e.end_instant(); });
 }
 
+// Replica r's next arrival: the one after `index`, with the sequence number its push would take
+// now, as the serial run pushes it while handling arrival `index`.
+void queue_next_arrival(ReplicaRun& local, uint64_t index, const ArrivalWindow& window) {
+  ReplicaRun::NextArrival& next = local.arrival;
+  next.some = window.next_after(index, &next.time_ns);
+  next.index = index + 1;
+  next.seq = local.queue.take_seq();
+}
+
+// Whether the next arrival goes before the queue's top in the serial (time, seq) order.
+bool arrival_first(const ReplicaRun& local) {
+  if (!local.arrival.some) return false;
+  if (local.queue.empty()) return true;
+  const Event& top = local.queue.top();
+  return local.arrival.time_ns != top.time_ns ? local.arrival.time_ns < top.time_ns
+                                              : local.arrival.seq < top.seq;
+}
+
 // Runs replica r (`local`) on its own queue up to the first arrival after the window (or to its
 // end), logging each step.
 void advance_replica(ReplicaRun& local, uint32_t r, const ArrivalWindow& window) {
   EventQueue& queue = local.queue;
   while (true) {
-    if (local.in_instant && (queue.empty() || queue.top().time_ns != local.instant_ns)) {
+    bool arrival = arrival_first(local);
+    if (local.in_instant &&
+        (arrival ? local.arrival.time_ns : queue.empty() ? -1 : queue.top().time_ns) !=
+            local.instant_ns) {
       decide(local);  // may queue its next iteration
+      arrival = arrival_first(local);
     }
-    if (queue.empty()) return;
-    const Event& top = queue.top();
-    if (top.kind == EventKind::kArrival && top.payload == window.end()) return;
+    if (!arrival && queue.empty()) return;
+    if (arrival && local.arrival.index == window.end()) return;
+    const int64_t time_ns = arrival ? local.arrival.time_ns : queue.top().time_ns;
     if (!local.in_instant) {
       local.in_instant = true;
-      local.instant_ns = top.time_ns;
-      local.engine->begin_instant(top.time_ns);
+      local.instant_ns = time_ns;
+      local.engine->begin_instant(time_ns);
     }
-    const Event event = queue.pop();
-    if (event.kind == EventKind::kArrival) {
-      const size_t i = event.payload - window.base;
+    if (arrival) {
+      const uint64_t index = local.arrival.index;
+      queue.pass(time_ns);
+      const size_t i = index - window.base;
       if (window.replicas[i] == r) {
-        logged_step(local, StepKind::kAdmit, event.time_ns,
+        logged_step(local, StepKind::kAdmit, time_ns,
                     [&](Engine& e) { e.admit(window.specs[i]); });
         local.touched = true;
       }
-      window.queue_next(event.payload, &queue);
+      queue_next_arrival(local, index, window);
       continue;
     }
+    const Event event = queue.pop();
     logged_step(local, StepKind::kHandle, event.time_ns, [&](Engine& e) { e.handle(event); });
     local.touched = true;
   }
@@ -131,7 +163,7 @@ Status Cluster::run_parallel() {
     local.log->keep_states(keep_states);
     for (auto& window : local.windows) window = std::make_unique<ReplicaLog>(nullptr);
     replays_.push_back(std::make_unique<ReplicaReplay>());
-    replays_.back()->state = replica_state_of(*engines_[r]);
+    replays_.back()->kept = replica_state_of(*engines_[r]);
   }
 
   EventQueue arrivals;  // the feed's own queue: arrival times as the serial run has them
@@ -149,7 +181,7 @@ Status Cluster::run_parallel() {
   KVSIM_RETURN_IF_ERROR(fill_next());
   if (!windows[0].specs.empty()) {
     for (auto& local : local_) {
-      local->queue.push(windows[0].times_ns[0], EventKind::kArrival, 0, kClusterTarget);
+      local->arrival = {true, 0, windows[0].times_ns[0], local->queue.take_seq()};
     }
     events_.push(windows[0].times_ns[0], EventKind::kArrival, 0, kClusterTarget);
   }
@@ -172,7 +204,10 @@ Status Cluster::run_parallel() {
       replays_[r]->next_step = 0;
     }
     merge(windows[k % kWindowsAhead]);
-    for (const auto& replay : replays_) replay->log->clear();
+    for (const auto& replay : replays_) {
+      replay->keep_state();
+      replay->log->clear();
+    }
     if (more) {  // the window just replayed frees its place in the ring
       KVSIM_RETURN_IF_ERROR(fill_next());
       team.publish(filled);
@@ -255,7 +290,7 @@ void Cluster::replay_step(uint32_t r, StepKind kind) {
   if (kind != StepKind::kDecide) {
     mark_dirty(r);
   } else if (!instant_callbacks_.empty()) {
-    replay.state = log.state_after(step);
+    replay.state = &log.state_after(step);
   }
 }
 

@@ -105,6 +105,14 @@ struct alignas(kCacheLineBytes) ReplicaRun {
   // at k mod kWindowsAhead; the replay clears one before its place is run again).
   std::array<std::unique_ptr<ReplicaLog>, kWindowsAhead> windows;
   Engine* engine = nullptr;
+  // The cluster's next arrival (every replica meets every arrival: cluster_parallel.cc), kept
+  // out of the queue's heap: it goes before the heap's top when (time, seq) says so.
+  struct NextArrival {
+    bool some = false;
+    uint64_t index = 0;  // the arrival's global index
+    int64_t time_ns = 0;
+    uint64_t seq = 0;  // the sequence number its push into the queue would have had
+  } arrival;
   int64_t instant_ns = 0;  // the instant the replica is in, while in_instant
   bool in_instant = false;
   bool touched = false;  // an event or an arrival of the instant was the replica's
@@ -114,7 +122,16 @@ struct alignas(kCacheLineBytes) ReplicaRun {
 struct alignas(kCacheLineBytes) ReplicaReplay {
   ReplicaLog* log = nullptr;  // the window being replayed
   size_t next_step = 0;
-  ReplicaState state;  // the replica's state as the replay stands (the time series reads it)
+  // The replica's state as the replay stands (the time series reads it): in the log being
+  // replayed, or `kept`. Pointing into the log costs no load: the time series reads a state
+  // only at its sample times, and the log was written by another core windows earlier.
+  const ReplicaState* state = &kept;
+  ReplicaState kept;  // the last state of a window already cleared
+  // Keeps the state out of the log before the log is cleared.
+  void keep_state() {
+    if (state != &kept) kept = *state;
+    state = &kept;
+  }
 };
 
 }  // namespace kvsim::sim

@@ -33,6 +33,11 @@ Event EventQueue::pop() {
   return event;
 }
 
+void EventQueue::pass(int64_t time_ns) {
+  KVSIM_CHECK(time_ns >= now_ns_, "the clock moved backwards");
+  now_ns_ = time_ns;
+}
+
 const Event& EventQueue::top() const {
   KVSIM_CHECK(!heap_.empty(), "top() on an empty event queue");
   return heap_.front();

@@ -51,6 +51,11 @@ class EventQueue {
   int64_t now_ns() const { return now_ns_; }
   // Events pushed so far.
   uint64_t num_pushed() const { return next_seq_; }
+  // For an event kept outside the heap (a parallel cluster replica's next arrival:
+  // simulator/cluster/cluster_parallel.cc): take_seq() gives it the sequence number a push
+  // would, and pass(time_ns) moves the clock to it as pop() would (checked: not backwards).
+  uint64_t take_seq() { return next_seq_++; }
+  void pass(int64_t time_ns);
   // While set, every push also appends its time to `log` (a parallel cluster run records what
   // each replica queued: simulator/cluster/replica_log.h); null stops it.
   void set_push_log(std::vector<int64_t>* log) { push_log_ = log; }
