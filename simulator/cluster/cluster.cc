@@ -289,8 +289,11 @@ void Cluster::advance_clock(int64_t now_ns) {
   for (auto& engine : engines_) engine->begin_instant(now_ns);
 }
 
-ReplicaState Cluster::replica_state(size_t r) const {
-  return local_.empty() ? replica_state_of(*engines_[r]) : *replays_[r]->state;
+ReplicaState Cluster::replica_state(size_t r, int64_t row_ns) const {
+  if (local_.empty()) return replica_state_of(*engines_[r]);
+  KVSIM_CHECK(row_interval_ns_ > 0 && (row_ns % row_interval_ns_ == 0 || row_ns == kRunEnd),
+              "a parallel run keeps replica states only at the rows of its time series");
+  return replays_[r]->state_at(row_ns);
 }
 
 void Cluster::handle(const Event& event) {

@@ -48,6 +48,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -181,8 +182,12 @@ class alignas(kCacheLineBytes) Cluster final : private RouterView {
   size_t num_replicas() const { return engines_.size(); }
   const Engine& replica(size_t r) const { return *engines_[r]; }
   const ReplicaConfig& replica_config(size_t r) const { return config_.replicas[r]; }
-  // Replica r's state at the time the run stands at (in a parallel run, the replay's time).
-  ReplicaState replica_state(size_t r) const;
+  // Replica r's state after its last decision at or before `row_ns`, a row time of the time
+  // series (called as the rows are due, in time order: the serial run's state then), or kRunEnd
+  // after the run. A parallel run keeps states only at the rows every row_interval_ns.
+  static constexpr int64_t kRunEnd = std::numeric_limits<int64_t>::max();
+  ReplicaState replica_state(size_t r, int64_t row_ns) const;
+  void set_row_interval(int64_t interval_ns) { row_interval_ns_ = interval_ns; }
   // The threads the run uses: 1 when the cluster cannot run in parallel (see above).
   uint32_t parallel_threads() const { return threads_; }
   const ClusterConfig& config() const { return config_; }
@@ -257,6 +262,7 @@ class alignas(kCacheLineBytes) Cluster final : private RouterView {
   std::unique_ptr<Tally> tally_;
   std::vector<SimObserver*> observers_;
   std::vector<std::function<void(int64_t)>> instant_callbacks_;
+  int64_t row_interval_ns_ = 0;  // the time series' (set_row_interval)
   std::function<void(const Progress&)> progress_;
   const std::atomic<bool>* stop_ = nullptr;
 

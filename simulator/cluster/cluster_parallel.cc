@@ -24,6 +24,7 @@
 // run reads it) and routes them; the threads run their replicas up to the first arrival after
 // the window; the merge replays up to it; the logs are cleared. Memory follows the window.
 #include <algorithm>
+#include <limits>
 
 #include "simulator/cluster/cluster.h"
 #include "simulator/cluster/replica_team.h"
@@ -102,33 +103,41 @@ bool arrival_first(const ReplicaRun& local) {
                                               : local.arrival.seq < top.seq;
 }
 
+// An instant of the replica's begins at `time_ns`: the rows before it that the replica's last
+// decision is the last for get its state (ReplicaRun::row_interval_ns).
+void begin_instant(ReplicaRun& local, int64_t time_ns) {
+  local.in_instant = true;
+  local.instant_ns = time_ns;
+  if (local.row_interval_ns > 0 && local.next_row_ns < time_ns) {
+    local.log->capture_state(time_ns);
+    const int64_t interval = local.row_interval_ns;
+    local.next_row_ns = (time_ns + interval - 1) / interval * interval;
+  }
+  local.engine->begin_instant(time_ns);
+}
+
 // Runs replica r (`local`) on its own queue up to the first arrival after the window (or to its
 // end), logging each step.
-void advance_replica(ReplicaRun& local, uint32_t r, const ArrivalWindow& window) {
+void run_replica(ReplicaRun& local, uint32_t r, const ArrivalWindow& window) {
   EventQueue& queue = local.queue;
   while (true) {
     bool arrival = arrival_first(local);
-    if (local.in_instant &&
-        (arrival ? local.arrival.time_ns : queue.empty() ? -1 : queue.top().time_ns) !=
-            local.instant_ns) {
+    if (local.in_instant && (arrival         ? local.arrival.time_ns
+                             : queue.empty() ? -1
+                                             : queue.top().time_ns) != local.instant_ns) {
       decide(local);  // may queue its next iteration
       arrival = arrival_first(local);
     }
     if (!arrival && queue.empty()) return;
     if (arrival && local.arrival.index == window.end()) return;
     const int64_t time_ns = arrival ? local.arrival.time_ns : queue.top().time_ns;
-    if (!local.in_instant) {
-      local.in_instant = true;
-      local.instant_ns = time_ns;
-      local.engine->begin_instant(time_ns);
-    }
+    if (!local.in_instant) begin_instant(local, time_ns);
     if (arrival) {
       const uint64_t index = local.arrival.index;
       queue.pass(time_ns);
       const size_t i = index - window.base;
       if (window.replicas[i] == r) {
-        logged_step(local, StepKind::kAdmit, time_ns,
-                    [&](Engine& e) { e.admit(window.specs[i]); });
+        logged_step(local, StepKind::kAdmit, time_ns, [&](Engine& e) { e.admit(window.specs[i]); });
         local.touched = true;
       }
       queue_next_arrival(local, index, window);
@@ -138,6 +147,12 @@ void advance_replica(ReplicaRun& local, uint32_t r, const ArrivalWindow& window)
     logged_step(local, StepKind::kHandle, event.time_ns, [&](Engine& e) { e.handle(event); });
     local.touched = true;
   }
+}
+
+// Runs the replica through the window; the rows up to its next instant get its state at the end.
+void advance_replica(ReplicaRun& local, uint32_t r, const ArrivalWindow& window) {
+  run_replica(local, r, window);
+  if (local.row_interval_ns > 0) local.log->capture_state(std::numeric_limits<int64_t>::max());
 }
 
 }  // namespace
@@ -155,12 +170,12 @@ uint32_t Cluster::threads_for(const ClusterConfig& config, bool limits_in_flight
 }
 
 Status Cluster::run_parallel() {
-  const bool keep_states = !instant_callbacks_.empty();
   replay_to_ = replica_observers();
   replays_.clear();
   for (size_t r = 0; r < engines_.size(); ++r) {
     ReplicaRun& local = *local_[r];
-    local.log->keep_states(keep_states);
+    local.row_interval_ns = row_interval_ns_;
+    local.next_row_ns = row_interval_ns_;
     for (auto& window : local.windows) window = std::make_unique<ReplicaLog>(nullptr);
     replays_.push_back(std::make_unique<ReplicaReplay>());
     replays_.back()->kept = replica_state_of(*engines_[r]);
@@ -287,11 +302,7 @@ void Cluster::replay_step(uint32_t r, StepKind kind) {
   for (uint32_t p = step.first_push; p < step.end_push; ++p) {
     events_.push(log.pushed_times()[p], EventKind::kIterationEnd, 0, r);
   }
-  if (kind != StepKind::kDecide) {
-    mark_dirty(r);
-  } else if (!instant_callbacks_.empty()) {
-    replay.state = &log.state_after(step);
-  }
+  if (kind != StepKind::kDecide) mark_dirty(r);
 }
 
 }  // namespace kvsim::sim

@@ -51,7 +51,7 @@ ClusterTimeseriesWriter::ClusterTimeseriesWriter(std::unique_ptr<OutputFile> rep
 void ClusterTimeseriesWriter::emit_row(int64_t time_ns) {
   const double time_s = ns_to_s(time_ns);
   for (size_t r = 0; r < cluster_->num_replicas(); ++r) {
-    const ReplicaState state = cluster_->replica_state(r);
+    const ReplicaState state = cluster_->replica_state(r, time_ns);
     const EngineSnapshot& s = state.snapshot;
     OutputFile& f = *replicas_;
     f.write_double(time_s);
@@ -104,7 +104,7 @@ void ClusterTimeseriesWriter::emit_row(int64_t time_ns) {
 Status ClusterTimeseriesWriter::finish(const EngineSnapshot& last) {
   const auto pending = [this] {
     for (size_t r = 0; r < cluster_->num_replicas(); ++r) {
-      if (cluster_->replica_state(r).tokens_done > last_tokens_[r]) return true;
+      if (cluster_->replica_state(r, Cluster::kRunEnd).tokens_done > last_tokens_[r]) return true;
     }
     return false;
   };

@@ -26,11 +26,11 @@ void ReplicaLog::end_step() {
   ReplicaStep& step = steps_.back();
   step.end_call = static_cast<uint32_t>(calls_.size());
   step.end_push = static_cast<uint32_t>(pushes_.size());
-  // The time series samples between instants: the state at an instant's end is all it reads.
-  if (keep_states_ && step.kind == StepKind::kDecide) {
-    step.state = static_cast<uint32_t>(states_.size());
-    states_.push_back(replica_state_of(*engine_));
-  }
+}
+
+void ReplicaLog::capture_state(int64_t before_ns) {
+  states_.push_back(replica_state_of(*engine_));
+  state_times_.push_back(before_ns);
 }
 
 void ReplicaLog::replay(const ReplicaStep& step, const std::vector<SimObserver*>& observers) const {
@@ -58,6 +58,7 @@ void ReplicaLog::replay(const ReplicaStep& step, const std::vector<SimObserver*>
 void ReplicaLog::clear() {
   steps_.clear();
   states_.clear();
+  state_times_.clear();
   calls_.clear();
   pushes_.clear();
   iterations_.clear();
@@ -69,6 +70,7 @@ void ReplicaLog::clear() {
 void ReplicaLog::take(ReplicaLog* from) {
   steps_.swap(from->steps_);
   states_.swap(from->states_);
+  state_times_.swap(from->state_times_);
   calls_.swap(from->calls_);
   pushes_.swap(from->pushes_);
   iterations_.swap(from->iterations_);
@@ -100,6 +102,17 @@ void ReplicaLog::on_transfer(const TransferRecord& transfer) {
   calls_.push_back(
       {CallKind::kTransfer, DropReason::kTooLong, static_cast<uint32_t>(transfers_.size())});
   transfers_.push_back(transfer);
+}
+
+const ReplicaState& ReplicaReplay::state_at(int64_t row_ns) {
+  if (log == nullptr) return kept;
+  while (next_state < log->num_states() && log->state_before(next_state) <= row_ns) ++next_state;
+  return next_state < log->num_states() ? log->state(next_state) : kept;
+}
+
+void ReplicaReplay::keep_state() {
+  if (log->num_states() > 0) kept = log->state(log->num_states() - 1);
+  next_state = 0;
 }
 
 }  // namespace kvsim::sim

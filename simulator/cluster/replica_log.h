@@ -4,7 +4,8 @@
 // A replica runs alone on its own event queue and thread; every call it makes into the engine
 // is a step — an arrival admitted, one of its events handled, the decision at the end of an
 // instant — and the log keeps, per step, the observer calls the engine made (their records
-// copied), the times of the events it queued, and (when asked) the replica's state after it.
+// copied) and the times of the events it queued; and the replica's states the time series will
+// read (captured at the instants after its rows: see ReplicaRun).
 // The cluster's merge pops the steps from the front, in the log's order, as its replay of the
 // serial event order reaches them; clear() drops what was replayed.
 #pragma once
@@ -43,15 +44,12 @@ struct ReplicaStep {
   int64_t time_ns = 0;
   uint32_t first_call = 0, end_call = 0;  // its observer calls: [first, end) of the log's
   uint32_t first_push = 0, end_push = 0;  // times of the events it queued: [first, end)
-  uint32_t state = 0;                     // a decision's state after it, when kept
 };
 
 // Aligned: the logs of one replica's windows are written by its thread and read by the replay.
 class alignas(kCacheLineBytes) ReplicaLog final : public SimObserver {
  public:
   explicit ReplicaLog(const Engine* engine) : engine_(engine) {}
-  // Each decision step records the replica's state after it (off by default).
-  void keep_states(bool keep) { keep_states_ = keep; }
 
   // Brackets one step; the engine's pushes are recorded by the replica's queue into pushes().
   void begin_step(StepKind kind, int64_t time_ns);
@@ -59,8 +57,11 @@ class alignas(kCacheLineBytes) ReplicaLog final : public SimObserver {
 
   size_t num_steps() const { return steps_.size(); }
   const ReplicaStep& step(size_t i) const { return steps_[i]; }
-  // The replica's state after a decision step (kept when keep_states(true)).
-  const ReplicaState& state_after(const ReplicaStep& step) const { return states_[step.state]; }
+  // Records the replica's state now, as its state after every decision before `before_ns`.
+  void capture_state(int64_t before_ns);
+  size_t num_states() const { return states_.size(); }
+  int64_t state_before(size_t i) const { return state_times_[i]; }
+  const ReplicaState& state(size_t i) const { return states_[i]; }
   std::vector<int64_t>* pushes() { return &pushes_; }
   const std::vector<int64_t>& pushed_times() const { return pushes_; }
   // The step's observer calls, made on each of `observers` in turn.
@@ -84,9 +85,9 @@ class alignas(kCacheLineBytes) ReplicaLog final : public SimObserver {
   };
 
   const Engine* engine_;
-  bool keep_states_ = false;
   std::vector<ReplicaStep> steps_;
-  std::vector<ReplicaState> states_;  // after each decision, when kept
+  std::vector<ReplicaState> states_;  // captured, each valid before its time:
+  std::vector<int64_t> state_times_;  // in increasing order
   std::vector<Call> calls_;
   std::vector<int64_t> pushes_;
   std::vector<IterationRecord> iterations_;
@@ -113,6 +114,12 @@ struct alignas(kCacheLineBytes) ReplicaRun {
     int64_t time_ns = 0;
     uint64_t seq = 0;  // the sequence number its push into the queue would have had
   } arrival;
+  // The time series' rows (0: none) and the next row time whose state is not yet captured. The
+  // state a row at time b shows is the replica's after its last decision at or before b; the
+  // replica captures it when an instant after b begins (nothing changed since that decision),
+  // as valid before that instant, and at the end of each window.
+  int64_t row_interval_ns = 0;
+  int64_t next_row_ns = 0;
   int64_t instant_ns = 0;  // the instant the replica is in, while in_instant
   bool in_instant = false;
   bool touched = false;  // an event or an arrival of the instant was the replica's
@@ -122,16 +129,12 @@ struct alignas(kCacheLineBytes) ReplicaRun {
 struct alignas(kCacheLineBytes) ReplicaReplay {
   ReplicaLog* log = nullptr;  // the window being replayed
   size_t next_step = 0;
-  // The replica's state as the replay stands (the time series reads it): in the log being
-  // replayed, or `kept`. Pointing into the log costs no load: the time series reads a state
-  // only at its sample times, and the log was written by another core windows earlier.
-  const ReplicaState* state = &kept;
-  ReplicaState kept;  // the last state of a window already cleared
-  // Keeps the state out of the log before the log is cleared.
-  void keep_state() {
-    if (state != &kept) kept = *state;
-    state = &kept;
-  }
+  size_t next_state = 0;  // the first of the log's states a later row may read
+  ReplicaState kept;      // the state at the end of the last window cleared
+  // The state a time-series row at `row_ns` shows (rows come in time order).
+  const ReplicaState& state_at(int64_t row_ns);
+  // Keeps the state at the window's end out of the log before the log is cleared.
+  void keep_state();
 };
 
 }  // namespace kvsim::sim

@@ -53,6 +53,7 @@ StatusOr<std::vector<std::unique_ptr<SimObserver>>> make_cluster_writers(const S
     KVSIM_ASSIGN_OR_RETURN(
         auto w, ClusterTimeseriesWriter::create(dir, timeseries_interval_ns(s.output), cluster));
     ClusterTimeseriesWriter* sampler = w.get();
+    cluster->set_row_interval(timeseries_interval_ns(s.output));
     cluster->add_instant_callback([sampler](int64_t now_ns) { sampler->on_instant(now_ns); });
     writers.push_back(std::move(w));
   }

@@ -83,6 +83,9 @@ INSTANTIATE_TEST_SUITE_P(
               "scheduler.preemption=swap", "cache.host_swap_gib=8", "cache.num_blocks_override=300",
               "scheduler.max_model_len=1024"}},
         Case{"sglang_engine", "engine: sglang\ncluster: {replicas: 2}\n", {}},
+        // Time-series rows every 2 ms: several between two instants of a replica, some on
+        // the instants themselves (each replica keeps its state only for the rows).
+        Case{"fine_rows", "cluster: {replicas: 4}\n", {"output.timeseries_interval_s=0.002"}},
         // One thread, as serial: these read or share state across replicas.
         Case{"least_loaded", "cluster: {replicas: 3, router: least_loaded}\n", {}},
         Case{"prefix_aware_tiers",
