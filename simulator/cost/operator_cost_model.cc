@@ -224,40 +224,116 @@ OperatorCostModel::OperatorCostModel(OperatorInputs inputs, OperatorFit fit,
               "the operator model needs a device with peak FLOP/s and bandwidth");
 }
 
-template <typename Sink>
-double OperatorCostModel::evaluate(const BatchShape& b, Sink&& sink) const {
-  const OperatorInputs& in = inputs_;
-  const OperatorFit& f = fit_;
-  const LayerKindCosts& kinds = in.kinds;
-  KVSIM_CHECK(b.window_tokens == kinds.window_tokens,
-              "the batch's sliding window is not the model's (cost_window_tokens)");
-  const double m = static_cast<double>(b.new_tokens);
-  const double layers = in.num_layers;
-  const double attention = kinds.attention_layers();
-  const double recurrent = kinds.recurrent_layers;
-  const double a = in.activation_bytes;
-  const double bw = in.bandwidth_bps;
-  // A full graph holds every kernel; piecewise graphs all but attention's.
+// Graph mode decides the launch overheads: the other kernels' and attention's.
+OperatorCostModel::Launches OperatorCostModel::launches(const BatchShape& b) const {
   const ExecutionProfile& p = profile_;
+  const OperatorFit& f = fit_;
+  // A full graph holds every kernel; piecewise graphs all but attention's.
   const bool capturable = p.max_graph_tokens == 0 || b.new_tokens <= p.max_graph_tokens;
   const bool full_graph =
       capturable && (b.num_prefill_chunks == 0 ? p.decode_graphs : p.other_graphs);
   const bool piecewise = capturable && !full_graph && p.piecewise_graphs;
-  const double launch = full_graph || piecewise ? f.graph_launch_overhead_s : f.launch_overhead_s;
-  const double attention_launch = full_graph ? f.graph_launch_overhead_s : f.launch_overhead_s;
+  return {full_graph || piecewise ? f.graph_launch_overhead_s : f.launch_overhead_s,
+          full_graph ? f.graph_launch_overhead_s : f.launch_overhead_s};
+}
+
+template <typename Sink>
+double OperatorCostModel::evaluate(const BatchShape& b, Sink&& sink) const {
+  KVSIM_CHECK(b.window_tokens == inputs_.kinds.window_tokens,
+              "the batch's sliding window is not the model's (cost_window_tokens)");
+  const Launches launch = launches(b);
   double total = 0;
   const auto emit = [&](const Terms& t) {
     if (t.count <= 0) return;  // a kind the model has no layers of
     total += t.count * t.time_s;
     sink(t);
   };
-  emit(elementwise("input_norm", f.norm, 2 * a * m * in.hidden, bw, layers, launch));
+  emit_before_mixers(b, launch.other, emit);
+  emit_mixers(b, launch.attention, emit);
+  emit_after_mixers(b, launch.other, emit);
+  emit(overhead(total));
+  return total;
+}
+
+// The sum evaluate() makes, in its order (so bit for bit the same), with the operators that
+// depend only on the batch's tokens, samples and kind taken from the cache.
+double OperatorCostModel::cached_evaluate(const BatchShape& b) const {
+  KVSIM_CHECK(b.window_tokens == inputs_.kinds.window_tokens,
+              "the batch's sliding window is not the model's (cost_window_tokens)");
+  const Launches launch = launches(b);
+  const SharedTerms& shared = shared_terms(b, launch.other);
+  double total = shared.before_mixers;
+  emit_mixers(b, launch.attention, [&total](const Terms& t) {
+    if (t.count > 0) total += t.count * t.time_s;
+  });
+  for (uint32_t i = 0; i < shared.num_after; ++i) total += shared.after_mixers[i];
+  return total + overhead(total).time_s;
+}
+
+const OperatorCostModel::SharedTerms& OperatorCostModel::shared_terms(const BatchShape& b,
+                                                                      double launch) const {
+  const bool decode_only = b.num_prefill_chunks == 0;
+  const uint64_t key = (b.new_tokens * 0x9E3779B97F4A7C15ULL) ^
+                       (b.sampled_tokens * 0xC2B2AE3D27D4EB4FULL) ^ (decode_only ? 1 : 0);
+  SharedTerms& e = shared_cache_[key >> (64 - kSharedCacheBits)];
+  if (e.new_tokens == b.new_tokens && e.sampled_tokens == b.sampled_tokens &&
+      e.decode_only == decode_only) {
+    return e;
+  }
+  e.new_tokens = b.new_tokens;
+  e.sampled_tokens = b.sampled_tokens;
+  e.decode_only = decode_only;
+  e.before_mixers = 0;
+  emit_before_mixers(b, launch, [&e](const Terms& t) {
+    if (t.count > 0) e.before_mixers += t.count * t.time_s;
+  });
+  e.num_after = 0;
+  emit_after_mixers(b, launch, [&e](const Terms& t) {
+    if (t.count <= 0) return;
+    KVSIM_CHECK(e.num_after < e.after_mixers.size(), "more shared operators than the cache holds");
+    e.after_mixers[e.num_after++] = t.count * t.time_s;
+  });
+  return e;
+}
+
+OperatorCostModel::Terms OperatorCostModel::overhead(double total) const {
+  const double cpu = fit_.iteration_overhead_s;
+  Terms t;
+  t.name = "iteration_overhead";
+  t.count = 1;
+  t.floor_s = cpu;
+  // Overlapped (async scheduling), the CPU's work adds only what the GPU's does not cover.
+  t.time_s = profile_.overlap_cpu ? std::max(0.0, cpu - total) : cpu;
+  t.kernel = profile_.overlap_cpu ? "overlapped" : "";
+  return t;
+}
+
+template <typename Emit>
+void OperatorCostModel::emit_before_mixers(const BatchShape& b, double launch, Emit&& emit) const {
+  const OperatorInputs& in = inputs_;
+  const OperatorFit& f = fit_;
+  const double m = static_cast<double>(b.new_tokens);
+  const double attention = in.kinds.attention_layers();
+  const double recurrent = in.kinds.recurrent_layers;
+  const double a = in.activation_bytes;
+  const double bw = in.bandwidth_bps;
+  emit(elementwise("input_norm", f.norm, 2 * a * m * in.hidden, bw, in.num_layers, launch));
   for (const GemmShape& g : in.attention_in) emit(gemm(f.gemm, in, g, m, m, 1, attention, launch));
   emit(gemm(f.gemm, in, in.recurrent_in, m, m, 1, recurrent, launch));
   emit(elementwise("rope", f.rope, 2 * a * m * in.rope_width, bw, attention, launch));
-  emit_mixers(b, attention_launch, emit);
-  emit(gemm(f.gemm, in, in.o_proj, m, m, 1, attention, launch));
-  emit(gemm(f.gemm, in, in.recurrent_out, m, m, 1, recurrent, launch));
+}
+
+template <typename Emit>
+void OperatorCostModel::emit_after_mixers(const BatchShape& b, double launch, Emit&& emit) const {
+  const OperatorInputs& in = inputs_;
+  const OperatorFit& f = fit_;
+  const LayerKindCosts& kinds = in.kinds;
+  const double m = static_cast<double>(b.new_tokens);
+  const double layers = in.num_layers;
+  const double a = in.activation_bytes;
+  const double bw = in.bandwidth_bps;
+  emit(gemm(f.gemm, in, in.o_proj, m, m, 1, kinds.attention_layers(), launch));
+  emit(gemm(f.gemm, in, in.recurrent_out, m, m, 1, kinds.recurrent_layers, launch));
   // Two per layer (attention, FFN), but for MoE layers whose experts reduce over the whole
   // group (dp > 1 without EP: moe_all_reduce).
   const double own_moe_reduces = in.dp > 1 && in.ep == 1 ? in.num_moe_layers : 0;
@@ -277,16 +353,6 @@ double OperatorCostModel::evaluate(const BatchShape& b, Sink&& sink) const {
   if (in.num_moe_layers > 0) emit_moe(b, launch, emit);
   emit(elementwise("residual_add", f.residual_add, 3 * a * m * in.hidden, bw, layers, launch));
   emit_model_ends(b, launch, emit);
-  Terms overhead;
-  overhead.name = "iteration_overhead";
-  overhead.count = 1;
-  overhead.floor_s = f.iteration_overhead_s;
-  // Overlapped (async scheduling), the CPU's work adds only what the GPU's does not cover.
-  overhead.time_s =
-      p.overlap_cpu ? std::max(0.0, f.iteration_overhead_s - total) : f.iteration_overhead_s;
-  overhead.kernel = p.overlap_cpu ? "overlapped" : "";
-  emit(overhead);
-  return total;
 }
 
 template <typename Emit>
@@ -501,7 +567,7 @@ OperatorCostModel::Terms OperatorCostModel::all_reduce(std::string_view name, do
 }
 
 double OperatorCostModel::iteration_s(const BatchShape& batch) const {
-  return evaluate(batch, [](const Terms&) {});
+  return cached_evaluate(batch);
 }
 
 int64_t OperatorCostModel::iteration_ns(const BatchShape& batch) const {

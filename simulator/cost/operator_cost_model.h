@@ -73,6 +73,7 @@
 // int8 and fp8 weights (simulator/cost/roofline_cost_model.h: device_peak_flops).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -184,9 +185,37 @@ class OperatorCostModel final : public CostModel {
 
  private:
   // Sums every operator's time in a fixed order and hands each to sink(terms); returns the
-  // iteration's seconds. iteration_s and explain share it, so their totals are equal.
+  // iteration's seconds. explain and terms use it; iteration_s makes the same sum, in the
+  // same order, with the operators that depend only on the batch's new tokens, sampled tokens
+  // and kind (decode-only or not) cached: bit for bit the same total (tested).
   template <typename Sink>
   double evaluate(const BatchShape& batch, Sink&& sink) const;
+  double cached_evaluate(const BatchShape& batch) const;
+  struct Launches {
+    double other = 0;      // per kernel outside attention
+    double attention = 0;  // attention's (outside a piecewise graph)
+  };
+  Launches launches(const BatchShape& batch) const;
+  // The operators before the mixers (norm, projections in, RoPE) and after them (projections
+  // out, all-reduces, FFN or experts, model ends): functions of new tokens, sampled tokens and
+  // whether the batch has a prefill chunk only.
+  template <typename Emit>
+  void emit_before_mixers(const BatchShape& batch, double launch, Emit&& emit) const;
+  template <typename Emit>
+  void emit_after_mixers(const BatchShape& batch, double launch, Emit&& emit) const;
+  // The scheduler's CPU time, after the GPU's `total`.
+  Terms overhead(double total) const;
+  // One cached batch kind: the sum before the mixers and each operator's count x time after.
+  struct SharedTerms {
+    uint64_t new_tokens = ~uint64_t{0};  // the key (none yet)
+    uint64_t sampled_tokens = 0;
+    bool decode_only = false;
+    uint32_t num_after = 0;
+    double before_mixers = 0;
+    std::array<double, 24> after_mixers{};
+  };
+  static constexpr int kSharedCacheBits = 9;  // 512 entries, direct-mapped
+  const SharedTerms& shared_terms(const BatchShape& batch, double launch) const;
   // KV writes, attention of the full and sliding layers, recurrent state updates.
   template <typename Emit>
   void emit_mixers(const BatchShape& batch, double launch, Emit&& emit) const;
@@ -217,6 +246,10 @@ class OperatorCostModel final : public CostModel {
   OperatorInputs inputs_;
   OperatorFit fit_;
   ExecutionProfile profile_;
+  // Filled as batches come (so iteration_s is not safe to call from two threads at once: each
+  // engine has its own model).
+  mutable std::vector<SharedTerms> shared_cache_ =
+      std::vector<SharedTerms>(size_t{1} << kSharedCacheBits);
 };
 
 }  // namespace kvsim::sim

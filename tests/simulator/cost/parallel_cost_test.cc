@@ -155,5 +155,20 @@ TEST(ParallelCostTest, DpWithoutEpReducesTheExpertsOverTheWholeGroup) {
   EXPECT_DOUBLE_EQ(ops.at("expert_up").flops, 2.0 * 128 * 8 * 7168 * 512);
 }
 
+// iteration_s caches the operators that depend only on a batch's new tokens, sampled tokens and
+// kind: batches that share those but differ in their contexts (the mixers) must still give the
+// uncached sum bit for bit, under EP (the all-to-all's mode follows the kind) and TP.
+TEST(ParallelCostTest, TheCachedIterationTimeIsTheBreakdownsBitForBit) {
+  const V3 v3;
+  for (const ParallelLayout& layout : {ParallelLayout{8, 1, 1, 1}, ParallelLayout{64, 64, 64, 1}}) {
+    const OperatorCostModel model = v3_cost(v3, v3_inputs(v3, layout));
+    for (int i = 0; i < 600; ++i) {
+      BatchShape batch = decodes(1 + i % 7, 100 + 37 * i);  // a key seen again, new contexts
+      if (i % 3 == 0) batch.add(64 + 8 * (i % 5), 13 * i, /*prefill=*/true, i % 2 == 0);
+      ASSERT_EQ(model.iteration_s(batch), model.explain(batch).total_s) << layout.ep << " " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kvsim::sim
