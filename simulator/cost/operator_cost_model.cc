@@ -248,7 +248,7 @@ double OperatorCostModel::evaluate(const BatchShape& b, Sink&& sink) const {
     total += t.count * t.time_s;
     sink(t);
   };
-  emit_before_mixers(b, launch.other, emit);
+  emit_before_mixers(b, launch, emit);
   emit_mixers(b, launch.attention, emit);
   emit_after_mixers(b, launch.other, emit);
   emit(overhead(total));
@@ -261,7 +261,7 @@ double OperatorCostModel::cached_evaluate(const BatchShape& b) const {
   KVSIM_CHECK(b.window_tokens == inputs_.kinds.window_tokens,
               "the batch's sliding window is not the model's (cost_window_tokens)");
   const Launches launch = launches(b);
-  const SharedTerms& shared = shared_terms(b, launch.other);
+  const SharedTerms& shared = shared_terms(b, launch);
   double total = shared.before_mixers;
   emit_mixers(b, launch.attention, [&total](const Terms& t) {
     if (t.count > 0) total += t.count * t.time_s;
@@ -270,8 +270,8 @@ double OperatorCostModel::cached_evaluate(const BatchShape& b) const {
   return total + overhead(total).time_s;
 }
 
-const OperatorCostModel::SharedTerms& OperatorCostModel::shared_terms(const BatchShape& b,
-                                                                      double launch) const {
+const OperatorCostModel::SharedTerms& OperatorCostModel::shared_terms(
+    const BatchShape& b, const Launches& launch) const {
   const bool decode_only = b.num_prefill_chunks == 0;
   const uint64_t key = (b.new_tokens * 0x9E3779B97F4A7C15ULL) ^
                        (b.sampled_tokens * 0xC2B2AE3D27D4EB4FULL) ^ (decode_only ? 1 : 0);
@@ -288,7 +288,7 @@ const OperatorCostModel::SharedTerms& OperatorCostModel::shared_terms(const Batc
     if (t.count > 0) e.before_mixers += t.count * t.time_s;
   });
   e.num_after = 0;
-  emit_after_mixers(b, launch, [&e](const Terms& t) {
+  emit_after_mixers(b, launch.other, [&e](const Terms& t) {
     if (t.count <= 0) return;
     KVSIM_CHECK(e.num_after < e.after_mixers.size(), "more shared operators than the cache holds");
     e.after_mixers[e.num_after++] = t.count * t.time_s;
@@ -309,18 +309,26 @@ OperatorCostModel::Terms OperatorCostModel::overhead(double total) const {
 }
 
 template <typename Emit>
-void OperatorCostModel::emit_before_mixers(const BatchShape& b, double launch, Emit&& emit) const {
+void OperatorCostModel::emit_before_mixers(const BatchShape& b, const Launches& launches,
+                                           Emit&& emit) const {
   const OperatorInputs& in = inputs_;
   const OperatorFit& f = fit_;
+  const LayerKindCosts& kinds = in.kinds;
   const double m = static_cast<double>(b.new_tokens);
-  const double attention = in.kinds.attention_layers();
-  const double recurrent = in.kinds.recurrent_layers;
+  const double attention = kinds.attention_layers();
   const double a = in.activation_bytes;
   const double bw = in.bandwidth_bps;
+  const double launch = launches.other;
   emit(elementwise("input_norm", f.norm, 2 * a * m * in.hidden, bw, in.num_layers, launch));
   for (const GemmShape& g : in.attention_in) emit(gemm(f.gemm, in, g, m, m, 1, attention, launch));
-  emit(gemm(f.gemm, in, in.recurrent_in, m, m, 1, recurrent, launch));
+  emit(gemm(f.gemm, in, in.recurrent_in, m, m, 1, kinds.recurrent_layers, launch));
   emit(elementwise("rope", f.rope, 2 * a * m * in.rope_width, bw, attention, launch));
+  // The mixers' KV writes (of the new tokens only), at attention's launch.
+  emit(elementwise("kv_cache_write", f.residual_add, 2 * m * kinds.full_kv_bytes_per_token_layer,
+                   bw, kinds.full_layers, launches.attention));
+  emit(elementwise("kv_cache_write_sliding", f.residual_add,
+                   2 * m * kinds.sliding_kv_bytes_per_token_layer, bw, kinds.sliding_layers,
+                   launches.attention));
 }
 
 template <typename Emit>
@@ -359,34 +367,32 @@ template <typename Emit>
 void OperatorCostModel::emit_mixers(const BatchShape& b, double launch, Emit&& emit) const {
   const LayerKindCosts& kinds = inputs_.kinds;
   const OperatorFit& f = fit_;
-  const double m = static_cast<double>(b.new_tokens);
-  const double bw = inputs_.bandwidth_bps;
   const double full = kinds.full_layers;
   const double sliding = kinds.sliding_layers;
-  emit(elementwise("kv_cache_write", f.residual_add, 2 * m * kinds.full_kv_bytes_per_token_layer,
-                   bw, full, launch));
-  emit(elementwise("kv_cache_write_sliding", f.residual_add,
-                   2 * m * kinds.sliding_kv_bytes_per_token_layer, bw, sliding, launch));
+  // (A kind the model has no layers of is not emitted: skipped before it is computed.)
   if (b.num_prefill_chunks > 0) {
     emit(prefill_attention(b, launch));
-    emit(sliding_prefill_attention(b, launch));
+    if (sliding > 0) emit(sliding_prefill_attention(b, launch));
   }
   if (b.num_decodes() > 0) {
     const double decodes = static_cast<double>(b.num_decodes());
     emit(decode_attention("attention_decode",
                           static_cast<double>(b.decode_context_tokens + b.num_decodes()),
                           kinds.full_kv_bytes_per_token_layer, full, decodes, launch));
-    emit(decode_attention("attention_decode_sliding",
-                          static_cast<double>(b.window_decode_context_tokens + b.num_decodes()),
-                          kinds.sliding_kv_bytes_per_token_layer, sliding, decodes, launch));
+    if (sliding > 0) {
+      emit(decode_attention("attention_decode_sliding",
+                            static_cast<double>(b.window_decode_context_tokens + b.num_decodes()),
+                            kinds.sliding_kv_bytes_per_token_layer, sliding, decodes, launch));
+    }
   }
+  if (kinds.recurrent_layers == 0) return;
   // A recurrent layer reads and writes each sequence's state once per iteration (the
   // memory-bound state update; its scan FLOPs are not counted), with the decode attention's
   // fitted floor and memory efficiency: the same kind of per-sequence cache read.
   const ElementwiseFit state{f.decode_attention.floor_s, f.decode_attention.memory_efficiency};
   emit(elementwise("recurrent_state", state,
-                   2 * static_cast<double>(b.num_seqs) * kinds.state_bytes_per_layer, bw,
-                   kinds.recurrent_layers, launch));
+                   2 * static_cast<double>(b.num_seqs) * kinds.state_bytes_per_layer,
+                   inputs_.bandwidth_bps, kinds.recurrent_layers, launch));
 }
 
 Terms OperatorCostModel::prefill_attention(const BatchShape& b, double launch) const {

@@ -196,11 +196,11 @@ class OperatorCostModel final : public CostModel {
     double attention = 0;  // attention's (outside a piecewise graph)
   };
   Launches launches(const BatchShape& batch) const;
-  // The operators before the mixers (norm, projections in, RoPE) and after them (projections
-  // out, all-reduces, FFN or experts, model ends): functions of new tokens, sampled tokens and
-  // whether the batch has a prefill chunk only.
+  // The operators before attention (norm, projections in, RoPE, KV writes) and after it
+  // (projections out, all-reduces, FFN or experts, model ends): functions of new tokens,
+  // sampled tokens and whether the batch has a prefill chunk only.
   template <typename Emit>
-  void emit_before_mixers(const BatchShape& batch, double launch, Emit&& emit) const;
+  void emit_before_mixers(const BatchShape& batch, const Launches& launches, Emit&& emit) const;
   template <typename Emit>
   void emit_after_mixers(const BatchShape& batch, double launch, Emit&& emit) const;
   // The scheduler's CPU time, after the GPU's `total`.
@@ -215,8 +215,8 @@ class OperatorCostModel final : public CostModel {
     std::array<double, 24> after_mixers{};
   };
   static constexpr int kSharedCacheBits = 9;  // 512 entries, direct-mapped
-  const SharedTerms& shared_terms(const BatchShape& batch, double launch) const;
-  // KV writes, attention of the full and sliding layers, recurrent state updates.
+  const SharedTerms& shared_terms(const BatchShape& batch, const Launches& launches) const;
+  // Attention of the full and sliding layers over the contexts, recurrent state updates.
   template <typename Emit>
   void emit_mixers(const BatchShape& batch, double launch, Emit&& emit) const;
   // An all-reduce of `bytes` per rank by the kernel the profile picks (NCCL, or the custom
