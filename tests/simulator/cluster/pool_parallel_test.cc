@@ -135,6 +135,23 @@ TEST(PoolParallel, AReplicasCostModelTimesItsLayout) {
   }
 }
 
+// `kvsim simulate --explain` times a cluster's first replica on its own layout: the prefill
+// pool's EP 32, as the lone engine at EP 32 times the same batch.
+TEST(PoolParallel, ExplainTimesTheFirstReplicasLayout) {
+  auto pools = scenario_from("explain-pools", std::string(kWideEp) + kPools);
+  auto lone = scenario_from(
+      "explain-lone", std::string(kWideEp) + "num_devices: 32\n" + "parallel: {dp: 32, ep: 32}\n");
+  ASSERT_TRUE(pools.is_ok() && lone.is_ok());
+  auto pools_setup = prepare_simulation(*pools);
+  auto lone_setup = prepare_simulation(*lone);
+  ASSERT_TRUE(pools_setup.is_ok() && lone_setup.is_ok());
+  auto cluster = explain_batches(*pools_setup, {"prefill:4x4096"});
+  auto engine = explain_batches(*lone_setup, {"prefill:4x4096"});
+  ASSERT_TRUE(cluster.is_ok() && engine.is_ok());
+  EXPECT_GT(engine->front().cost.total_s, 0);
+  EXPECT_EQ(cluster->front().cost.total_s, engine->front().cost.total_s);
+}
+
 void expect_group_error(const std::string& name, const std::string& group,
                         const std::vector<std::string>& parts) {
   const std::string text = std::string(kWideEp) + "cluster:\n  replicas:\n    - " + group + "\n";
