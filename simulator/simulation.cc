@@ -90,9 +90,9 @@ StatusOr<Summary> run_simulation(const SimulationSetup& setup, const RunOptions&
 
 StatusOr<std::vector<ExplainedBatch>> explain_batches(const SimulationSetup& setup,
                                                       const std::vector<std::string>& specs) {
-  const uint32_t num_devices =
-      setup.cluster ? setup.cluster->replicas.front().num_devices : setup.scenario.num_devices;
-  return explain_engine_batches(setup, num_devices, specs);
+  return explain_engine_batches(
+      setup, setup.cluster ? setup.cluster->replicas.front().parallel : setup.scenario.parallel,
+      specs);
 }
 
 std::vector<std::string> typical_batches(const SimulationSetup& setup) {

@@ -76,6 +76,8 @@ struct ParallelLayout {
 
   uint32_t attention_tp() const { return tp / dp; }
   uint32_t num_devices() const { return tp * pp; }
+  // The devices one DP rank's requests and KV cache live on: its attention TP over the stages.
+  uint32_t dp_rank_devices() const { return attention_tp() * pp; }
   // Only tensor parallelism: every rank as kvsim modelled it before layouts.
   bool tp_only() const { return dp == 1 && ep == 1 && pp == 1; }
 };

@@ -32,7 +32,7 @@ RunInfo cluster_run_info(const EngineSetup& setup, const ClusterSetup& cluster,
     if (info.device.find(replica.device.name) == std::string::npos) {
       info.device += (info.device.empty() ? "" : "+") + replica.device.name;
     }
-    info.num_devices += replica.num_devices;
+    info.num_devices += replica.parallel.dp_rank_devices();  // a replica is one DP rank
     info.num_blocks += replica.engine.cache.num_blocks;
     info.num_usable_blocks += replica.engine.cache.num_usable_blocks();
   }
@@ -86,7 +86,8 @@ StatusOr<Summary> run_cluster(const EngineSetup& setup, const ClusterSetup& clus
         make_cost_model(s.cost_model, setup.model, replica.device, replica.capacity,
                         setup.capacity_query.weight_dtype, replica.num_devices,
                         execution_profile(setup.engine_query, replica.device, replica.num_devices,
-                                          setup.engine.scheduler.max_num_seqs)));
+                                          setup.engine.scheduler.max_num_seqs),
+                        replica.parallel));
     cost_models.push_back(std::move(cost));
   }
   const RunInfo info = cluster_run_info(setup, cluster_setup, cost_models.front()->name());

@@ -7,13 +7,12 @@
 namespace kvsim::sim {
 
 StatusOr<std::vector<ExplainedBatch>> explain_engine_batches(
-    const EngineSetup& setup, uint32_t num_devices, const std::vector<std::string>& specs) {
+    const EngineSetup& setup, const ParallelLayout& layout, const std::vector<std::string>& specs) {
   const Scenario& s = setup.scenario;
   KVSIM_ASSIGN_OR_RETURN(
-      auto model, make_cost_model(s.cost_model, setup.model, setup.device, setup.cost_capacity(),
-                                  setup.capacity_query.weight_dtype, num_devices, setup.execution,
-                                  // a cluster's replica of another size: its TP group alone
-                                  num_devices == s.parallel.tp ? s.parallel : ParallelLayout{}));
+      auto model,
+      make_cost_model(s.cost_model, setup.model, setup.device, setup.cost_capacity(),
+                      setup.capacity_query.weight_dtype, layout.tp, setup.execution, layout));
   KVSIM_ASSIGN_OR_RETURN(const uint32_t window, cost_window_tokens(setup.model));
   std::vector<ExplainedBatch> out;
   for (const std::string& spec : specs) {

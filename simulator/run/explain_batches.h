@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/base/status.h"
+#include "core/engine/parallel_layout.h"
 #include "simulator/engine/cost_model.h"
 #include "simulator/setup/engine_setup.h"
 
@@ -18,10 +19,11 @@ struct ExplainedBatch {
   CostBreakdown cost;
 };
 
-// The engine's cost model (its scenario's cost_model section on `num_devices` devices) over
-// each spec; a bad spec or cost model configuration is an error.
+// The engine's cost model (its scenario's cost_model section, one rank of `layout`: the
+// scenario's, or a cluster's first replica's) over each spec; a bad spec or cost model
+// configuration is an error.
 StatusOr<std::vector<ExplainedBatch>> explain_engine_batches(const EngineSetup& setup,
-                                                             uint32_t num_devices,
+                                                             const ParallelLayout& layout,
                                                              const std::vector<std::string>& specs);
 
 }  // namespace kvsim::sim

@@ -13,8 +13,10 @@ namespace {
 constexpr uint32_t kMaxReplicas = 4096;
 constexpr uint32_t kMaxTiers = 4;  // kMaxLowerTiers (simulator/engine/sim_request.h)
 
+// A group's parallel: is read as the scenario's (read_parallel_layout): tp defaults to the
+// group's num_devices, else the scenario's, and must agree with a num_devices the group gives.
 Status read_group(const ConfigNode& node, const std::string& what, const std::string& base_dir,
-                  ReplicaGroup* group) {
+                  uint32_t scenario_devices, ReplicaGroup* group) {
   ConfigReader r(node, what);
   r.optional("count", &group->count, 1u, kMaxReplicas);
   r.optional("num_devices", &group->num_devices, 1u, 4096u);
@@ -23,15 +25,26 @@ Status read_group(const ConfigNode& node, const std::string& what, const std::st
   r.optional("num_blocks_override", &group->num_blocks_override, uint64_t{0},
              uint64_t{0xFFFFFFFDu});
   const ConfigNode* device = r.child("device");
+  const ConfigNode* parallel = r.child("parallel");
   KVSIM_RETURN_IF_ERROR(r.finish());
   if (device != nullptr) {
     KVSIM_ASSIGN_OR_RETURN(group->device, read_preset_ref(*device, what + ".device", base_dir));
+  }
+  if (parallel != nullptr && !parallel->is_null()) {
+    const bool devices_given = group->num_devices > 0;
+    KVSIM_ASSIGN_OR_RETURN(
+        group->parallel,
+        read_parallel_layout(*parallel, what + ".parallel",
+                             devices_given ? group->num_devices : scenario_devices, devices_given));
+    group->num_devices = group->parallel->tp;
+    group->parallel_node = *parallel;
   }
   return Status::ok();
 }
 
 // replicas: a count, or a list of groups.
-Status read_replicas(const ConfigNode& node, const std::string& base_dir, ClusterSection* out) {
+Status read_replicas(const ConfigNode& node, const std::string& base_dir, uint32_t scenario_devices,
+                     ClusterSection* out) {
   if (node.is_scalar()) {
     ReplicaGroup group;
     uint64_t count = 0;
@@ -53,8 +66,8 @@ Status read_replicas(const ConfigNode& node, const std::string& base_dir, Cluste
   uint64_t total = 0;
   for (size_t i = 0; i < node.items().size(); ++i) {
     ReplicaGroup group;
-    KVSIM_RETURN_IF_ERROR(
-        read_group(node.items()[i], fmt::format("cluster.replicas[{}]", i), base_dir, &group));
+    KVSIM_RETURN_IF_ERROR(read_group(node.items()[i], fmt::format("cluster.replicas[{}]", i),
+                                     base_dir, scenario_devices, &group));
     total += group.count;
     out->replicas.push_back(std::move(group));
   }
@@ -65,13 +78,16 @@ Status read_replicas(const ConfigNode& node, const std::string& base_dir, Cluste
   return Status::ok();
 }
 
-Status read_cluster(const ConfigNode& node, const std::string& base_dir, ClusterSection* out) {
+Status read_cluster(const ConfigNode& node, const std::string& base_dir, uint32_t scenario_devices,
+                    ClusterSection* out) {
   ConfigReader r(node, "cluster");
   r.optional_with("router", &out->router, parse_into<parse_router>);
   const ConfigNode* replicas = r.child("replicas");
   KVSIM_RETURN_IF_ERROR(r.finish());
   out->present = true;
-  if (replicas != nullptr) KVSIM_RETURN_IF_ERROR(read_replicas(*replicas, base_dir, out));
+  if (replicas != nullptr) {
+    KVSIM_RETURN_IF_ERROR(read_replicas(*replicas, base_dir, scenario_devices, out));
+  }
   return Status::ok();
 }
 
@@ -152,9 +168,11 @@ Status read_tiers(const ConfigNode& node, TiersSection* out) {
 
 Status read_cluster_sections(const ConfigNode* cluster, const ConfigNode* disaggregation,
                              const ConfigNode* tiers, const std::string& base_dir,
-                             ClusterSection* cluster_out, DisaggregationSection* disagg_out,
-                             TiersSection* tiers_out) {
-  if (cluster != nullptr) KVSIM_RETURN_IF_ERROR(read_cluster(*cluster, base_dir, cluster_out));
+                             uint32_t scenario_devices, ClusterSection* cluster_out,
+                             DisaggregationSection* disagg_out, TiersSection* tiers_out) {
+  if (cluster != nullptr) {
+    KVSIM_RETURN_IF_ERROR(read_cluster(*cluster, base_dir, scenario_devices, cluster_out));
+  }
   if (disaggregation != nullptr) {
     KVSIM_RETURN_IF_ERROR(read_disaggregation(*disaggregation, base_dir, disagg_out));
   }

@@ -10,6 +10,7 @@
 //     #   - {count: 2, device: a100-80g}
 //     #   - {count: 2, device: ascend-910b3, num_devices: 1, block_size: 128,
 //     #      mem_fraction: 0.9, num_blocks_override: 0}
+//     #   - {count: 64, parallel: {tp: 64, dp: 64, ep: 64}}   # a pool's own layout
 //   disaggregation:              # xPyD: the first `prefill` replicas prefill, the next decode
 //     prefill: 1
 //     decode: 1
@@ -24,18 +25,26 @@
 //            shared: false}
 //     ssd:  {capacity_gib: 2048, bandwidth_gbps: 6, latency_s: 1e-4}
 //
+// A group's `parallel:` is read as the scenario's (same fields, same checks: tp is the group's
+// num_devices, dp and ep divide it) and replaces the scenario's layout for its replicas; a group
+// without one keeps the scenario's dp, ep and pp over its own num_devices. A replica is one DP
+// rank (docs/cluster.md "Parallel layouts per pool"): its pool, its requests and its KV are one
+// attention-DP rank's, on attention TP x pp devices; `count` counts DP ranks.
+//
 // Without `cluster.replicas` a disaggregated cluster has prefill + decode replicas of the
 // scenario's device, and a colocated one a single replica. capacity_gib: 0 leaves a tier out
 // (so `--set tiers.ssd.capacity_gib=0` compares HBM+DRAM against HBM+DRAM+SSD).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/base/status.h"
 #include "core/cache/eviction_policy.h"
 #include "core/config/config_node.h"
+#include "core/engine/parallel_layout.h"
 #include "simulator/cluster/router.h"
 #include "simulator/cluster/tier_policy.h"
 
@@ -43,11 +52,13 @@ namespace kvsim::sim {
 
 struct ReplicaGroup {
   uint32_t count = 1;
-  ConfigNode device;                 // null: the scenario's device
-  uint32_t num_devices = 0;          // 0: the scenario's
-  uint32_t block_size = 0;           // 0: the scenario's cache.block_size
-  double mem_fraction = 0;           // 0: the scenario's cache.mem_fraction
-  uint64_t num_blocks_override = 0;  // 0: the scenario's cache.num_blocks_override
+  ConfigNode device;                       // null: the scenario's device
+  uint32_t num_devices = 0;                // 0: the scenario's
+  uint32_t block_size = 0;                 // 0: the scenario's cache.block_size
+  double mem_fraction = 0;                 // 0: the scenario's cache.mem_fraction
+  uint64_t num_blocks_override = 0;        // 0: the scenario's cache.num_blocks_override
+  std::optional<ParallelLayout> parallel;  // empty: the scenario's, over the group's num_devices
+  ConfigNode parallel_node;                // the group's parallel: map (errors point at it)
 };
 
 struct ClusterSection {
@@ -80,10 +91,11 @@ struct TiersSection {
   TierWritePolicy write_policy = TierWritePolicy::kOnEvict;
 };
 
-// Reads the three sections (each may be null: absent). `base_dir` resolves a link file path.
+// Reads the three sections (each may be null: absent). `base_dir` resolves a link file path;
+// `scenario_devices` is the scenario's num_devices (a group's parallel.tp defaults to it).
 Status read_cluster_sections(const ConfigNode* cluster, const ConfigNode* disaggregation,
                              const ConfigNode* tiers, const std::string& base_dir,
-                             ClusterSection* cluster_out, DisaggregationSection* disagg_out,
-                             TiersSection* tiers_out);
+                             uint32_t scenario_devices, ClusterSection* cluster_out,
+                             DisaggregationSection* disagg_out, TiersSection* tiers_out);
 
 }  // namespace kvsim::sim

@@ -271,38 +271,43 @@ Status apply_deployment(const ConfigNode& node, const ConfigNode& tree, const st
   return Status::ok();
 }
 
-// parallel: {tp, dp, ep, pp}. num_devices is the tp shorthand (a deployment's TP sets it):
-// both given must agree. What needs the model (ep | experts, pp | layers) is checked when the
-// engine is set up (core/engine/parallel_layout.h).
+// The scenario's parallel: section (read_parallel_layout, scenario.h); a deployment's TP counts
+// as a num_devices given.
 Status read_parallel(const ConfigNode& node, const ConfigNode& tree, Scenario* s) {
-  ConfigReader r(node, "parallel");
+  const ConfigNode* devices = tree.find("num_devices");
+  const bool devices_given = (devices != nullptr && !devices->is_null()) || !s->deployment.empty();
+  KVSIM_ASSIGN_OR_RETURN(s->parallel,
+                         read_parallel_layout(node, "parallel", s->num_devices, devices_given));
+  s->num_devices = s->parallel.tp;
+  return Status::ok();
+}
+
+}  // namespace
+
+StatusOr<ParallelLayout> read_parallel_layout(const ConfigNode& node, const std::string& what,
+                                              uint32_t num_devices, bool devices_given) {
+  ConfigReader r(node, what);
   ParallelLayout layout;
-  layout.tp = s->num_devices;
+  layout.tp = num_devices;
   r.optional("tp", &layout.tp, 1u, 4096u);
   r.optional("dp", &layout.dp, 1u, 4096u);
   r.optional("ep", &layout.ep, 1u, 4096u);
   r.optional("pp", &layout.pp, 1u, 4096u);
   KVSIM_RETURN_IF_ERROR(r.finish());
   const ConfigNode* tp = node.find("tp");
-  const ConfigNode* devices = tree.find("num_devices");
-  const bool devices_given = (devices != nullptr && !devices->is_null()) || !s->deployment.empty();
-  if (tp != nullptr && devices_given && layout.tp != s->num_devices) {
-    return error_at(tp->mark(), fmt::format("parallel.tp {} disagrees with num_devices {} (the "
-                                            "TP shorthand); give one of them",
-                                            layout.tp, s->num_devices));
+  if (tp != nullptr && devices_given && layout.tp != num_devices) {
+    return error_at(tp->mark(), fmt::format("{}.tp {} disagrees with num_devices {} (the TP "
+                                            "shorthand); give one of them",
+                                            what, layout.tp, num_devices));
   }
   if (layout.tp % layout.dp != 0 || layout.tp % layout.ep != 0) {
     const bool dp = layout.tp % layout.dp != 0;
     return error_at(node.find(dp ? "dp" : "ep")->mark(),
-                    fmt::format("parallel.{} {} must divide tp {}, the devices of the TP group",
+                    fmt::format("{}.{} {} must divide tp {}, the devices of the TP group", what,
                                 dp ? "dp" : "ep", dp ? layout.dp : layout.ep, layout.tp));
   }
-  s->parallel = layout;
-  s->num_devices = layout.tp;
-  return Status::ok();
+  return layout;
 }
-
-}  // namespace
 
 StatusOr<ConfigNode> read_preset_ref(const ConfigNode& node, const std::string& key,
                                      const std::string& base_dir) {
@@ -396,8 +401,8 @@ StatusOr<Scenario> scenario_from_config(const ConfigNode& tree, const std::strin
     }
   }
   KVSIM_RETURN_IF_ERROR(read_cluster_sections(cluster_sections[0], cluster_sections[1],
-                                              cluster_sections[2], base_dir, &s.cluster,
-                                              &s.disaggregation, &s.tiers));
+                                              cluster_sections[2], base_dir, s.num_devices,
+                                              &s.cluster, &s.disaggregation, &s.tiers));
   if (s.speculative.present && s.is_cluster()) {
     return error_at(s.speculative.mark,
                     "speculative: a cluster run (cluster, disaggregation or tiers) does not "

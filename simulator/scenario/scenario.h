@@ -17,8 +17,9 @@
 //                            stage (num_devices is its shorthand; both given must agree), dp
 //                            attention data-parallel ranks (attention TP = tp / dp), ep expert
 //                            ranks, pp pipeline stages; default 1 each. The simulated engine
-//                            is one DP rank, its pool one rank's (DP ranks as replicas behind
-//                            the router are not modelled yet)
+//                            is one DP rank, its pool one rank's; in a cluster each replica is
+//                            one DP rank and a replica group may give its own parallel:
+//                            (simulator/scenario/cluster_scenario.h)
 //   weight_dtype             dtype of the weights (default: the model's own when a config.json's
 //                            torch_dtype says float16 or bfloat16, else fp16)
 //   engine                   whose memory rule sizes the KV pool (core/engine/engine_config.h):
@@ -155,6 +156,13 @@ struct Scenario {
 // made relative to `base_dir` (the scenario file's folder).
 StatusOr<ConfigNode> read_preset_ref(const ConfigNode& node, const std::string& key,
                                      const std::string& base_dir);
+
+// A parallel: {tp, dp, ep, pp} map at `what` ("parallel", "cluster.replicas[1].parallel"): tp
+// defaults to `num_devices` (its shorthand) and, when num_devices was given too (devices_given),
+// must agree with it; dp and ep divide tp. What needs the model (ep | experts, pp | layers) is
+// checked when the engine is set up (core/engine/parallel_layout.h).
+StatusOr<ParallelLayout> read_parallel_layout(const ConfigNode& node, const std::string& what,
+                                              uint32_t num_devices, bool devices_given);
 
 // Applies one "dotted.key=value" override to the tree. The value is a scalar; "null" clears.
 Status apply_override(ConfigNode* tree, std::string_view assignment);

@@ -4,11 +4,11 @@
 
 #include <cmath>
 
+#include "core/base/check.h"
 #include "core/base/units.h"
 #include "simulator/setup/engine_setup.h"
 
 namespace kvsim::sim {
-namespace {}  // namespace
 
 std::vector<ReplicaGroup> replica_groups(const Scenario& s) {
   if (!s.cluster.replicas.empty()) return s.cluster.replicas;
@@ -61,6 +61,13 @@ Scenario replica_scenario(const Scenario& s, const ReplicaGroup& group) {
   variant.tiers = TiersSection{};
   if (!group.device.is_null()) variant.device = group.device;
   if (group.num_devices > 0) variant.num_devices = group.num_devices;
+  if (group.parallel) {
+    variant.parallel = *group.parallel;
+    // The layout's model checks (ep | experts, ...) then point at the group's fields.
+    const Status set = variant.tree.set_path("parallel", group.parallel_node);
+    KVSIM_CHECK(set.is_ok(), "a scenario tree is a map");
+  }
+  variant.parallel.tp = variant.num_devices;
   if (group.block_size > 0) variant.cache.block_size = group.block_size;
   if (group.mem_fraction > 0) variant.cache.mem_fraction = group.mem_fraction;
   if (group.num_blocks_override > 0) variant.cache.num_blocks_override = group.num_blocks_override;
@@ -102,6 +109,7 @@ StatusOr<ClusterSetup> prepare_cluster(const Scenario& s) {
       }
       replica.device = engine.device;
       replica.num_devices = engine.scenario.num_devices;
+      replica.parallel = engine.scenario.parallel;
       replica.capacity_query = engine.capacity_query;
       replica.capacity = engine.capacity;
       replica.engine = engine.engine;
@@ -121,8 +129,9 @@ ClusterConfig cluster_config(const ClusterSetup& setup) {
     replica.engine = r.engine;
     replica.name = r.name;
     replica.device = r.device.name;
-    replica.num_devices = r.num_devices;
-    replica.kv_bytes_per_block = r.capacity.kv_bytes_per_block * r.num_devices;
+    // One DP rank (cluster_setup.h): its devices, and its KV over them.
+    replica.num_devices = r.parallel.dp_rank_devices();
+    replica.kv_bytes_per_block = r.capacity.kv_bytes_per_block * replica.num_devices;
     config.replicas.push_back(std::move(replica));
   }
   config.router = setup.router;

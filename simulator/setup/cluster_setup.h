@@ -6,8 +6,14 @@
 // planner call, core/engine/capacity.h: `kvsim capacity` with the group's device, num_devices,
 // block size and mem_fraction prints its num_blocks), so heterogeneous replicas (an A100
 // beside an Ascend 910B) each get their own block count, block size and cost model.
-//   replica KV bytes per block = CapacityResult::kv_bytes_per_block x num_devices (every
-//                                device's shard: what a KV transfer or a tier slot holds)
+// A replica is one attention-DP rank of its group's layout (docs/cluster.md "Parallel layouts
+// per pool"), as a lone engine with a parallel: section simulates one: its pool is one rank's,
+// and its requests' KV lives on the DP rank's devices, attention TP x pp of them (all tp x pp
+// without DP attention), whatever the other side of a transfer holds:
+//   replica devices            = attention TP x pp (ParallelLayout::dp_rank_devices)
+//   replica KV bytes per block = CapacityResult::kv_bytes_per_block x replica devices (every
+//                                device's shard: what a KV transfer lands on the decode
+//                                replica, or a tier slot holds)
 //   tier slots                 = floor(capacity_gib x 2^30 / replica KV bytes per block)
 #pragma once
 
@@ -16,6 +22,7 @@
 #include <vector>
 
 #include "core/engine/capacity.h"
+#include "core/engine/parallel_layout.h"
 #include "core/model/device_spec.h"
 #include "core/model/link_spec.h"
 #include "core/model/model_spec.h"
@@ -28,7 +35,8 @@ struct ReplicaSetup {
   std::string name;  // r0, r1, ...
   EngineRole role = EngineRole::kColocated;
   DeviceSpec device;
-  uint32_t num_devices = 1;
+  uint32_t num_devices = 1;  // the TP group's devices (parallel.tp), as the cost model takes them
+  ParallelLayout parallel;   // its group's layout (tp = num_devices)
   CapacityQuery capacity_query;
   CapacityResult capacity;
   EngineConfig engine;
@@ -49,7 +57,7 @@ struct ClusterSetup {
 // scenario's device (prefill + decode replicas when disaggregated, else one replica).
 std::vector<ReplicaGroup> replica_groups(const Scenario& scenario);
 // The scenario as one engine of `group` would see it: the group's device, num_devices,
-// block size, mem_fraction and block override, the cluster sections cleared.
+// parallel layout, block size, mem_fraction and block override, the cluster sections cleared.
 Scenario replica_scenario(const Scenario& scenario, const ReplicaGroup& group);
 
 // Resolves the scenario's cluster sections: each replica group's variant of the scenario

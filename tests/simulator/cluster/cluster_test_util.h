@@ -14,6 +14,7 @@
 
 #include "simulator/cluster/cluster.h"
 #include "simulator/output/metrics.h"
+#include "simulator/simulation.h"
 #include "tests/simulator/sim_test_util.h"
 
 namespace kvsim::sim::testing {
@@ -169,6 +170,18 @@ inline std::vector<RequestSpec> pressure_workload() {
                                static_cast<uint32_t>(1 + next(24)), group, prefix));
   }
   return requests;
+}
+
+// The scenario fails to load, or else to set up, with every one of `parts` in the message.
+inline void expect_scenario_error(const StatusOr<Scenario>& s, const std::string& name,
+                                  const std::vector<std::string>& parts) {
+  Status status = s.status();
+  if (s.is_ok()) status = prepare_simulation(*s).status();
+  ASSERT_FALSE(status.is_ok()) << name;
+  for (const std::string& part : parts) {
+    EXPECT_NE(status.message().find(part), std::string::npos)
+        << name << ": '" << part << "' not in: " << status.message();
+  }
 }
 
 }  // namespace kvsim::sim::testing
