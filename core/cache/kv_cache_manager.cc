@@ -57,6 +57,8 @@ KvCacheManager::KvCacheManager(const KvCacheConfig& config, std::shared_ptr<Bloc
   // A policy that keeps everything never trims; don't pay for asking it.
   if (config.retention != nullptr && config.retention->window_tokens().has_value()) {
     retention_ = config.retention;
+    retention_sink_ = retention_->sink_tokens();
+    retention_window_ = *retention_->window_tokens();
   }
   states_.reserve(config.expected_requests);
   free_states_.reserve(config.expected_requests);
@@ -159,7 +161,8 @@ KvCacheManager::AllocationPlan KvCacheManager::plan_allocation(const RequestStat
                                                                std::span<const BlockId> hit) const {
   AllocationPlan plan;
   if (retention_ != nullptr) {
-    plan.trim_frees = plan_trim(s, *retention_, &plan.trim_begin, &plan.trim_end);
+    plan.trim_frees =
+        plan_trim(s, retention_sink_, retention_window_, &plan.trim_begin, &plan.trim_end);
   }
   const std::span<const BlockHash> hashes =
       hit.empty() ? std::span<const BlockHash>() : hashes_of(s);
@@ -200,9 +203,10 @@ std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id, uint6
   RequestState& s = state(id);
   KVSIM_CHECK(!s.swapped, "allocate_slots() of a swapped-out request");
   // Most calls are a running request's decode whose slots fit in the blocks it holds: no block
-  // moves, only the counts (what the general path below does then: no trim without retention,
-  // no copy-on-write without a fork, no prefix query for a request holding slots).
-  if (hit.blocks.empty() && retention_ == nullptr && !forked_ && s.num_tokens > 0 &&
+  // moves, only the counts (what the general path below does then: no trim when the window
+  // has crossed no block boundary, no copy-on-write without a fork, no prefix query for a
+  // request holding slots).
+  if (hit.blocks.empty() && !forked_ && s.num_tokens > 0 && trims_nothing(s) &&
       ceil_div(s.num_tokens + num_new_tokens + num_lookahead_tokens, block_size_) <=
           s.table.size()) {
     s.num_tokens += num_new_tokens;
