@@ -161,8 +161,7 @@ KvCacheManager::AllocationPlan KvCacheManager::plan_allocation(const RequestStat
                                                                std::span<const BlockId> hit) const {
   AllocationPlan plan;
   if (retention_ != nullptr) {
-    plan.trim_frees =
-        plan_trim(s, retention_sink_, retention_window_, &plan.trim_begin, &plan.trim_end);
+    trim_range(s, retention_sink_, retention_window_, &plan.trim_begin, &plan.trim_end);
   }
   const std::span<const BlockHash> hashes =
       hit.empty() ? std::span<const BlockHash>() : hashes_of(s);
@@ -189,7 +188,7 @@ KvCacheManager::BlockNeed KvCacheManager::block_need(RequestId id, uint64_t num_
                                                      uint64_t num_lookahead_tokens) const {
   const AllocationPlan plan =
       plan_allocation(state(id), num_new_tokens, num_lookahead_tokens, hit.blocks);
-  return BlockNeed{plan.blocks_needed(), plan.trim_frees};
+  return BlockNeed{plan.blocks_needed(), trim_frees(state(id), plan.trim_begin, plan.trim_end)};
 }
 
 std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id,
@@ -221,7 +220,9 @@ std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id, uint6
       num_computed_blocks == 0 || (s.num_tokens == 0 && num_computed_blocks <= hashes.size()),
       "prefix-hit blocks given for a request that holds slots or lacks their hashes");
   const AllocationPlan plan = plan_allocation(s, num_new_tokens, num_lookahead_tokens, hit.blocks);
-  if (plan.blocks_needed() > uint64_t{pool_->num_free_blocks()} + plan.trim_frees) {
+  if (plan.blocks_needed() > pool_->num_free_blocks() &&
+      plan.blocks_needed() >
+          pool_->num_free_blocks() + trim_frees(s, plan.trim_begin, plan.trim_end)) {
     return std::nullopt;
   }
 

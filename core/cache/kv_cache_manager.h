@@ -345,12 +345,12 @@ class KvCacheManager {
     bool swapped = false;
   };
 
-  // What allocate_slots would do, counted before anything changes.
+  // What allocate_slots would do, counted before anything changes (the blocks its trim frees
+  // are counted apart, by trim_frees, only when needed).
   struct AllocationPlan {
     uint32_t trim_begin = 0;  // table entries [trim_begin, trim_end) the retention trim drops
     uint32_t trim_end = 0;
-    uint32_t trim_frees = 0;  // blocks that trim makes free (ref count 1)
-    uint64_t free_hits = 0;   // prefix-hit blocks that sit in the free queue
+    uint64_t free_hits = 0;  // prefix-hit blocks that sit in the free queue
     uint64_t hit_tokens = 0;
     uint64_t total_tokens = 0;  // slots held after the call
     uint64_t new_entries = 0;   // new table entries (blocks popped)
@@ -379,8 +379,7 @@ class KvCacheManager {
   // positions drops now (without scores).
   void trim_range(const RequestState& s, uint64_t sink, uint64_t window, uint32_t* begin,
                   uint32_t* end) const;
-  uint32_t plan_trim(const RequestState& s, uint64_t sink, uint64_t window, uint32_t* begin,
-                     uint32_t* end) const;
+  uint32_t trim_frees(const RequestState& s, uint32_t begin, uint32_t end) const;
   // Whether allocate_slots' automatic trim would drop nothing now (no retention, or the
   // window has not passed a block boundary since the last trim).
   bool trims_nothing(const RequestState& s) const {

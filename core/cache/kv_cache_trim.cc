@@ -21,12 +21,11 @@ void KvCacheManager::trim_range(const RequestState& s, uint64_t sink, uint64_t w
   *end = static_cast<uint32_t>(std::max<uint64_t>(last, *begin));
 }
 
-// The trim_range, and how many of its blocks the trim makes free: O(blocks dropped).
-uint32_t KvCacheManager::plan_trim(const RequestState& s, uint64_t sink, uint64_t window,
-                                   uint32_t* begin, uint32_t* end) const {
-  trim_range(s, sink, window, begin, end);
+// Of table entries [begin, end), the blocks a trim makes free (held by this table alone):
+// O(end - begin), asked only when the free queue alone might not cover an allocation.
+uint32_t KvCacheManager::trim_frees(const RequestState& s, uint32_t begin, uint32_t end) const {
   uint32_t frees = 0;
-  for (uint32_t k = *begin; k < *end; ++k) {
+  for (uint32_t k = begin; k < end; ++k) {
     if (holds_block(s.table[k]) && pool_->ref_count(s.table[k]) == 1) ++frees;
   }
   return frees;
