@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/base/check.h"
+#include "core/base/huge_page_allocator.h"
 #include "core/base/prefetch.h"
 
 namespace kvsim {
@@ -101,7 +102,7 @@ class FlatIdMap {
   }
 
   void rehash(size_t capacity) {
-    std::vector<Entry> old_entries = std::move(entries_);
+    std::vector<Entry, HugePageAllocator<Entry>> old_entries = std::move(entries_);
     entries_.assign(capacity, Entry{0, kEmpty});
     mask_ = capacity - 1;
     shift_ = 64;
@@ -118,7 +119,7 @@ class FlatIdMap {
     uint64_t key;
     uint32_t value;
   };
-  std::vector<Entry> entries_;
+  std::vector<Entry, HugePageAllocator<Entry>> entries_;  // a pool's prefix cache: huge pages
   size_t mask_ = 0;
   int shift_ = 64;
   uint32_t size_ = 0;

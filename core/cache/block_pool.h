@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "core/base/flat_id_map.h"
+#include "core/base/huge_page_allocator.h"
 #include "core/cache/block_id.h"
 #include "core/cache/cache_event.h"
 #include "core/cache/eviction_policy.h"
@@ -184,7 +185,7 @@ class BlockPool {
     BlockId next = kNoCopy;
     BlockId prev = kNoCopy;
   };
-  std::vector<BlockState> blocks_;
+  std::vector<BlockState, HugePageAllocator<BlockState>> blocks_;
   FlatIdMap cache_;               // hash -> its earliest-cached block
   std::vector<CopyLink> copies_;  // empty until a second block caches a hash
   std::unique_ptr<EvictionPolicy> policy_;

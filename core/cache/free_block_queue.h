@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/base/check.h"
+#include "core/base/huge_page_allocator.h"
 #include "core/cache/block_id.h"
 
 namespace kvsim {
@@ -81,7 +82,7 @@ class FreeBlockQueue {
   // Moves the front past stale entries (an empty lane restarts at position 0).
   void skip_stale(uint32_t lane);
 
-  std::vector<Link> links_;
+  std::vector<Link, HugePageAllocator<Link>> links_;
   std::vector<Lane> lanes_;
   uint32_t size_ = 0;
 };

@@ -57,6 +57,8 @@ KvCacheManager::KvCacheManager(const KvCacheConfig& config, std::shared_ptr<Bloc
   // A policy that keeps everything never trims; don't pay for asking it.
   if (config.retention != nullptr && config.retention->window_tokens().has_value()) {
     retention_ = config.retention;
+    retention_sink_ = retention_->sink_tokens();
+    retention_window_ = *retention_->window_tokens();
   }
   states_.reserve(config.expected_requests);
   free_states_.reserve(config.expected_requests);
@@ -159,7 +161,7 @@ KvCacheManager::AllocationPlan KvCacheManager::plan_allocation(const RequestStat
                                                                std::span<const BlockId> hit) const {
   AllocationPlan plan;
   if (retention_ != nullptr) {
-    plan.trim_frees = plan_trim(s, *retention_, &plan.trim_begin, &plan.trim_end);
+    trim_range(s, retention_sink_, retention_window_, &plan.trim_begin, &plan.trim_end);
   }
   const std::span<const BlockHash> hashes =
       hit.empty() ? std::span<const BlockHash>() : hashes_of(s);
@@ -186,7 +188,7 @@ KvCacheManager::BlockNeed KvCacheManager::block_need(RequestId id, uint64_t num_
                                                      uint64_t num_lookahead_tokens) const {
   const AllocationPlan plan =
       plan_allocation(state(id), num_new_tokens, num_lookahead_tokens, hit.blocks);
-  return BlockNeed{plan.blocks_needed(), plan.trim_frees};
+  return BlockNeed{plan.blocks_needed(), trim_frees(state(id), plan.trim_begin, plan.trim_end)};
 }
 
 std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id,
@@ -200,9 +202,10 @@ std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id, uint6
   RequestState& s = state(id);
   KVSIM_CHECK(!s.swapped, "allocate_slots() of a swapped-out request");
   // Most calls are a running request's decode whose slots fit in the blocks it holds: no block
-  // moves, only the counts (what the general path below does then: no trim without retention,
-  // no copy-on-write without a fork, no prefix query for a request holding slots).
-  if (hit.blocks.empty() && retention_ == nullptr && !forked_ && s.num_tokens > 0 &&
+  // moves, only the counts (what the general path below does then: no trim when the window
+  // has crossed no block boundary, no copy-on-write without a fork, no prefix query for a
+  // request holding slots).
+  if (hit.blocks.empty() && !forked_ && s.num_tokens > 0 && trims_nothing(s) &&
       ceil_div(s.num_tokens + num_new_tokens + num_lookahead_tokens, block_size_) <=
           s.table.size()) {
     s.num_tokens += num_new_tokens;
@@ -217,7 +220,9 @@ std::optional<SlotAllocation> KvCacheManager::allocate_slots(RequestId id, uint6
       num_computed_blocks == 0 || (s.num_tokens == 0 && num_computed_blocks <= hashes.size()),
       "prefix-hit blocks given for a request that holds slots or lacks their hashes");
   const AllocationPlan plan = plan_allocation(s, num_new_tokens, num_lookahead_tokens, hit.blocks);
-  if (plan.blocks_needed() > uint64_t{pool_->num_free_blocks()} + plan.trim_frees) {
+  if (plan.blocks_needed() > pool_->num_free_blocks() &&
+      plan.blocks_needed() >
+          pool_->num_free_blocks() + trim_frees(s, plan.trim_begin, plan.trim_end)) {
     return std::nullopt;
   }
 

@@ -345,12 +345,12 @@ class KvCacheManager {
     bool swapped = false;
   };
 
-  // What allocate_slots would do, counted before anything changes.
+  // What allocate_slots would do, counted before anything changes (the blocks its trim frees
+  // are counted apart, by trim_frees, only when needed).
   struct AllocationPlan {
     uint32_t trim_begin = 0;  // table entries [trim_begin, trim_end) the retention trim drops
     uint32_t trim_end = 0;
-    uint32_t trim_frees = 0;  // blocks that trim makes free (ref count 1)
-    uint64_t free_hits = 0;   // prefix-hit blocks that sit in the free queue
+    uint64_t free_hits = 0;  // prefix-hit blocks that sit in the free queue
     uint64_t hit_tokens = 0;
     uint64_t total_tokens = 0;  // slots held after the call
     uint64_t new_entries = 0;   // new table entries (blocks popped)
@@ -375,8 +375,20 @@ class KvCacheManager {
   AllocationPlan plan_allocation(const RequestState& s, uint64_t num_new_tokens,
                                  uint64_t num_lookahead_tokens, std::span<const BlockId> hit) const;
   BlockCopy copy_last_block(RequestState& s);
-  uint32_t plan_trim(const RequestState& s, const RetentionPolicy& policy, uint32_t* begin,
-                     uint32_t* end) const;
+  // Table entries [*begin, *end) that a trim keeping [0, sink) and the last `window` held
+  // positions drops now (without scores).
+  void trim_range(const RequestState& s, uint64_t sink, uint64_t window, uint32_t* begin,
+                  uint32_t* end) const;
+  uint32_t trim_frees(const RequestState& s, uint32_t begin, uint32_t end) const;
+  // Whether allocate_slots' automatic trim would drop nothing now (no retention, or the
+  // window has not passed a block boundary since the last trim).
+  bool trims_nothing(const RequestState& s) const {
+    if (retention_ == nullptr) return true;
+    uint32_t begin = 0;
+    uint32_t end = 0;
+    trim_range(s, retention_sink_, retention_window_, &begin, &end);
+    return end <= begin;
+  }
   uint32_t apply_trim(RequestState& s, uint32_t begin, uint32_t end);
   uint32_t trim_with_scores(RequestState& s, const RetentionPolicy& policy,
                             std::span<const float> scores);
@@ -389,6 +401,8 @@ class KvCacheManager {
   uint32_t block_size_;
   uint64_t bytes_per_block_;
   std::shared_ptr<const RetentionPolicy> retention_;
+  uint64_t retention_sink_ = 0;      // retention_'s sink_tokens() and window_tokens(), asked once
+  uint64_t retention_window_ = 0;    // (the per-step paths make no virtual calls)
   std::shared_ptr<BlockPool> pool_;  // shared by the managers of a hybrid model's groups
   std::vector<RequestState> states_;
   std::vector<uint32_t> free_states_;  // recycled slots of states_

@@ -8,21 +8,24 @@
 namespace kvsim {
 // Without scores a policy keeps [0, sink) and the last `window` positions of [0, num_tokens):
 // the blocks lying wholly in the gap [sink, num_tokens - window) go. The gap only grows as the
-// sequence does, so trim_cursor remembers where the previous trim stopped: O(blocks dropped).
-uint32_t KvCacheManager::plan_trim(const RequestState& s, const RetentionPolicy& policy,
-                                   uint32_t* begin, uint32_t* end) const {
+// sequence does, so trim_cursor remembers where the previous trim stopped: O(1).
+void KvCacheManager::trim_range(const RequestState& s, uint64_t sink, uint64_t window,
+                                uint32_t* begin, uint32_t* end) const {
   *begin = 0;
   *end = 0;
-  const std::optional<uint64_t> window = policy.window_tokens();
-  const uint64_t sink = policy.sink_tokens();
-  if (!window.has_value() || s.num_tokens <= sink + *window) return 0;
-  const uint64_t gap_end = s.num_tokens - *window;  // first position kept by the window
+  if (s.num_tokens <= sink + window) return;
+  const uint64_t gap_end = s.num_tokens - window;  // first position kept by the window
   const uint64_t first = ceil_div(sink, block_size_);
   const uint64_t last = gap_end / block_size_;  // blocks [first, last) lie wholly in the gap
   *begin = static_cast<uint32_t>(std::max<uint64_t>(first, s.trim_cursor));
   *end = static_cast<uint32_t>(std::max<uint64_t>(last, *begin));
+}
+
+// Of table entries [begin, end), the blocks a trim makes free (held by this table alone):
+// O(end - begin), asked only when the free queue alone might not cover an allocation.
+uint32_t KvCacheManager::trim_frees(const RequestState& s, uint32_t begin, uint32_t end) const {
   uint32_t frees = 0;
-  for (uint32_t k = *begin; k < *end; ++k) {
+  for (uint32_t k = begin; k < end; ++k) {
     if (holds_block(s.table[k]) && pool_->ref_count(s.table[k]) == 1) ++frees;
   }
   return frees;
@@ -50,9 +53,11 @@ uint32_t KvCacheManager::trim(RequestId id, const RetentionPolicy& policy,
   KVSIM_CHECK(scores.empty() || scores.size() >= s.num_tokens,
               "trim() needs one score per position held");
   if (policy.uses_scores() && !scores.empty()) return trim_with_scores(s, policy, scores);
+  const std::optional<uint64_t> window = policy.window_tokens();
+  if (!window.has_value()) return 0;
   uint32_t begin = 0;
   uint32_t end = 0;
-  plan_trim(s, policy, &begin, &end);
+  trim_range(s, policy.sink_tokens(), *window, &begin, &end);
   return end > begin ? apply_trim(s, begin, end) : 0;
 }
 

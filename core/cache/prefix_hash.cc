@@ -7,14 +7,6 @@
 namespace kvsim {
 namespace {
 
-// splitmix64's finaliser: a bijection on 64-bit values with full avalanche.
-uint64_t mix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 // The hash of engine block i (tokens [i*B, (i+1)*B)) from the trace blocks under it.
 BlockHash trace_block_hash(BlockHash parent, std::span<const uint64_t> hash_ids, uint64_t i,
                            uint64_t block_size, uint64_t trace_tokens) {
@@ -33,8 +25,6 @@ BlockHash trace_block_hash(BlockHash parent, std::span<const uint64_t> hash_ids,
 }
 
 }  // namespace
-
-BlockHash hash_combine(BlockHash hash, uint64_t value) { return mix64(mix64(hash) ^ value); }
 
 BlockHash hash_block_tokens(BlockHash parent, std::span<const int32_t> token_ids) {
   BlockHash hash = parent;

@@ -41,8 +41,17 @@ inline constexpr BlockHash kPrefixHashSeed = 0x6b7673696d2d7631ull;
 // Tokens per block of Mooncake traces (the unit of their hash_ids).
 inline constexpr uint32_t kMooncakeTraceBlockTokens = 512;
 
-// Mixes one 64-bit value into a running hash (splitmix64-based, order-sensitive).
-BlockHash hash_combine(BlockHash hash, uint64_t value);
+// splitmix64's finaliser: a bijection on 64-bit values with full avalanche.
+inline uint64_t mix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Mixes one 64-bit value into a running hash (splitmix64-based, order-sensitive). Inline: the
+// cache managers of a hybrid model mix a group's salt into every hash they look up.
+inline BlockHash hash_combine(BlockHash hash, uint64_t value) { return mix64(mix64(hash) ^ value); }
 
 // The hash of one full block of token ids after a block hashed `parent`.
 BlockHash hash_block_tokens(BlockHash parent, std::span<const int32_t> token_ids);

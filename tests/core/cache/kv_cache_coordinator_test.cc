@@ -238,6 +238,88 @@ TEST(KvCacheCoordinatorTest, ASlidingGroupLowersTheHitOfAFullGroup) {
   c.check_invariants();
 }
 
+// What per-group processing gives a sliding group of window 9 (8 keys before the newest, block
+// 4): its table covers every token held, and entries [0, P) are null, P the larger of a hit's
+// entries before its window (all but the last cdiv(8, 4) = 2) and the blocks wholly before
+// (tokens held before the latest allocation) - 8.
+struct WindowShape {
+  uint64_t num_tokens = 0;   // held
+  uint64_t null_prefix = 0;  // P
+};
+
+void expect_window_table(std::span<const BlockId> table, const WindowShape& shape) {
+  ASSERT_EQ(table.size(), (shape.num_tokens + kBlock - 1) / kBlock);
+  for (size_t k = 0; k < table.size(); ++k) {
+    ASSERT_EQ(table[k] == N, k < shape.null_prefix) << "entry " << k;
+  }
+}
+
+TEST(KvCacheCoordinatorTest, IdenticalSlidingGroupsKeepPerGroupTables) {
+  // gemma's layout in small: a full group and three identical sliding groups over a tight pool
+  // (allocations fail, cached blocks are evicted), random admissions with prefix hits, chunks,
+  // decodes, preemptions and frees. After every call each sliding group's table is the one its
+  // window alone gives, and the pool's ref counts are every group's tables.
+  KvCacheCoordinator c = make(70, {kFull, kWindow9, kWindow9, kWindow9});
+  std::mt19937 rng(11);
+  std::vector<RequestId> waiting;
+  std::vector<RequestId> running;
+  std::vector<WindowShape> shapes(400);
+  std::vector<uint64_t> prompts(400);
+  PrefixHit hit;
+  uint64_t num_hits = 0;
+  uint64_t num_preempted = 0;
+  const auto check = [&] {
+    c.check_invariants();
+    for (RequestId id : running) {
+      for (size_t g = 1; g < c.num_groups(); ++g) {
+        expect_window_table(c.group(g).block_table(id), shapes[id]);
+      }
+    }
+  };
+  for (RequestId id = 1; id < 400; ++id) {
+    const int prompt_blocks = 1 + static_cast<int>(rng() % 6);
+    prompts[id] = uint64_t{kBlock} * prompt_blocks + rng() % kBlock;
+    c.add_request(id, prompts[id], hashes_of(static_cast<int32_t>(rng() % 3) * 100, prompt_blocks));
+    waiting.push_back(id);
+    for (size_t k = 0; k < waiting.size(); ++k) {  // admissions, with the hit every group has
+      const RequestId w = waiting[k];
+      c.get_computed_blocks(w, &hit);
+      const uint64_t known = std::max(prompts[w], shapes[w].num_tokens);
+      if (!c.allocate_slots(w, known - hit.num_tokens, hit).has_value()) continue;
+      num_hits += hit.num_blocks() > 0 ? 1 : 0;
+      shapes[w] = {known, hit.num_blocks() > 2 ? hit.num_blocks() - 2 : 0u};
+      running.push_back(w);
+      waiting.erase(waiting.begin() + static_cast<std::ptrdiff_t>(k--));
+      check();
+    }
+    for (size_t k = 0; k < running.size(); ++k) {  // decodes and chunks of 1 to 6 tokens
+      const RequestId r = running[k];
+      const uint64_t step = rng() % 3 == 0 ? 1 + rng() % 6 : 1;
+      const uint64_t held = shapes[r].num_tokens;
+      if (c.allocate_slots(r, step).has_value()) {
+        shapes[r].num_tokens += step;
+        if (held > 8) shapes[r].null_prefix = std::max(shapes[r].null_prefix, (held - 8) / kBlock);
+      } else {  // no room: preempted, to be admitted again with what is still cached
+        c.preempt(r);
+        ++num_preempted;
+        waiting.push_back(r);
+        running.erase(running.begin() + static_cast<std::ptrdiff_t>(k--));
+        check();
+        continue;
+      }
+      check();
+      if (shapes[r].num_tokens < prompts[r] + 10 + rng() % 20) continue;
+      c.free(r);
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(k--));
+      check();
+    }
+  }
+  EXPECT_GT(num_hits, 20u);
+  EXPECT_GT(num_preempted, 5u);
+  EXPECT_GT(c.stats().num_evictions, 0u);
+  EXPECT_GT(c.stats().num_trimmed_blocks, 0u);
+}
+
 TEST(KvCacheCoordinatorTest, RefusesWhatAHybridCacheDoesNotDo) {
   KvCacheConfig config = pool_config(10);
   config.num_host_blocks = 4;
