@@ -24,8 +24,8 @@ struct CacheLineAllocator {
   T* allocate(size_t n) {
     return static_cast<T*>(::operator new (bytes(n), std::align_val_t{kCacheLineBytes}));
   }
-  void deallocate(T* p, size_t n) {
-    ::operator delete (p, bytes(n), std::align_val_t{kCacheLineBytes});
+  void deallocate(T* p, size_t /*n*/) {
+    ::operator delete (p, std::align_val_t{kCacheLineBytes});  // unsized: see huge_page_allocator.h
   }
   template <typename U>
   bool operator==(const CacheLineAllocator<U>& /*other*/) const {

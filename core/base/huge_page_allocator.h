@@ -39,9 +39,11 @@ struct HugePageAllocator {
 #endif
     return static_cast<T*>(p);
   }
+  // Unsized deletes: clang (the fuzzer's build) declares the sized ones only with
+  // -fsized-deallocation.
   void deallocate(T* p, size_t n) {
-    if (!huge(n)) return ::operator delete(p, n * sizeof(T));
-    ::operator delete (p, huge_bytes(n), std::align_val_t{kHugePageBytes});
+    if (!huge(n)) return ::operator delete(p);
+    ::operator delete (p, std::align_val_t{kHugePageBytes});
   }
   template <typename U>
   bool operator==(const HugePageAllocator<U>& /*other*/) const {
