@@ -103,6 +103,12 @@ bool arrival_first(const ReplicaRun& local) {
                                               : local.arrival.seq < top.seq;
 }
 
+// The time of what the replica meets next (the arrival, or the heap's top); -1: nothing.
+int64_t next_time(const ReplicaRun& local, bool arrival) {
+  if (arrival) return local.arrival.time_ns;
+  return local.queue.empty() ? -1 : local.queue.top().time_ns;
+}
+
 // An instant of the replica's begins at `time_ns`: the rows before it that the replica's last
 // decision is the last for get its state (ReplicaRun::row_interval_ns).
 void begin_instant(ReplicaRun& local, int64_t time_ns) {
@@ -122,15 +128,13 @@ void run_replica(ReplicaRun& local, uint32_t r, const ArrivalWindow& window) {
   EventQueue& queue = local.queue;
   while (true) {
     bool arrival = arrival_first(local);
-    if (local.in_instant && (arrival         ? local.arrival.time_ns
-                             : queue.empty() ? -1
-                                             : queue.top().time_ns) != local.instant_ns) {
+    if (local.in_instant && next_time(local, arrival) != local.instant_ns) {
       decide(local);  // may queue its next iteration
       arrival = arrival_first(local);
     }
-    if (!arrival && queue.empty()) return;
+    const int64_t time_ns = next_time(local, arrival);
+    if (time_ns < 0) return;
     if (arrival && local.arrival.index == window.end()) return;
-    const int64_t time_ns = arrival ? local.arrival.time_ns : queue.top().time_ns;
     if (!local.in_instant) begin_instant(local, time_ns);
     if (arrival) {
       const uint64_t index = local.arrival.index;

@@ -224,8 +224,21 @@ OperatorCostModel::OperatorCostModel(OperatorInputs inputs, OperatorFit fit,
               "the operator model needs a device with peak FLOP/s and bandwidth");
 }
 
-// Graph mode decides the launch overheads: the other kernels' and attention's.
+// Adds an operator's count x time to `total` (a kind the model has no layers of adds nothing):
+// evaluate() and the cached sum add through this one expression, so they agree bit for bit.
+namespace {
+
+void add_term(double* total, const OperatorCostModel::Terms& t) {
+  if (t.count > 0) *total += t.count * t.time_s;
+}
+
+}  // namespace
+
+// Graph mode decides the launch overheads: the other kernels' and attention's. Checks the batch
+// is of the model's window.
 OperatorCostModel::Launches OperatorCostModel::launches(const BatchShape& b) const {
+  KVSIM_CHECK(b.window_tokens == inputs_.kinds.window_tokens,
+              "the batch's sliding window is not the model's (cost_window_tokens)");
   const ExecutionProfile& p = profile_;
   const OperatorFit& f = fit_;
   // A full graph holds every kernel; piecewise graphs all but attention's.
@@ -239,13 +252,11 @@ OperatorCostModel::Launches OperatorCostModel::launches(const BatchShape& b) con
 
 template <typename Sink>
 double OperatorCostModel::evaluate(const BatchShape& b, Sink&& sink) const {
-  KVSIM_CHECK(b.window_tokens == inputs_.kinds.window_tokens,
-              "the batch's sliding window is not the model's (cost_window_tokens)");
   const Launches launch = launches(b);
   double total = 0;
   const auto emit = [&](const Terms& t) {
     if (t.count <= 0) return;  // a kind the model has no layers of
-    total += t.count * t.time_s;
+    add_term(&total, t);
     sink(t);
   };
   emit_before_mixers(b, launch, emit);
@@ -258,14 +269,10 @@ double OperatorCostModel::evaluate(const BatchShape& b, Sink&& sink) const {
 // The sum evaluate() makes, in its order (so bit for bit the same), with the operators that
 // depend only on the batch's tokens, samples and kind taken from the cache.
 double OperatorCostModel::cached_evaluate(const BatchShape& b) const {
-  KVSIM_CHECK(b.window_tokens == inputs_.kinds.window_tokens,
-              "the batch's sliding window is not the model's (cost_window_tokens)");
   const Launches launch = launches(b);
   const SharedTerms& shared = shared_terms(b, launch);
   double total = shared.before_mixers;
-  emit_mixers(b, launch.attention, [&total](const Terms& t) {
-    if (t.count > 0) total += t.count * t.time_s;
-  });
+  emit_mixers(b, launch.attention, [&total](const Terms& t) { add_term(&total, t); });
   for (uint32_t i = 0; i < shared.num_after; ++i) total += shared.after_mixers[i];
   return total + overhead(total).time_s;
 }
@@ -284,9 +291,7 @@ const OperatorCostModel::SharedTerms& OperatorCostModel::shared_terms(
   e.sampled_tokens = b.sampled_tokens;
   e.decode_only = decode_only;
   e.before_mixers = 0;
-  emit_before_mixers(b, launch, [&e](const Terms& t) {
-    if (t.count > 0) e.before_mixers += t.count * t.time_s;
-  });
+  emit_before_mixers(b, launch, [&e](const Terms& t) { add_term(&e.before_mixers, t); });
   e.num_after = 0;
   emit_after_mixers(b, launch.other, [&e](const Terms& t) {
     if (t.count <= 0) return;
